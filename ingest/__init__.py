@@ -1,0 +1,7 @@
+"""Parse paper lists, chunk and embed them, and write them to the paper store."""
+
+from ingest.pipeline import DEFAULT_CORPUS, IngestReport, ensure_corpus, ingest, load_papers
+from ingest.records import FORMATS, Paper, Problem, parse_file
+from ingest.titles import derive_title
+
+__all__ = ["DEFAULT_CORPUS", "FORMATS", "IngestReport", "Paper", "Problem", "derive_title", "ensure_corpus", "ingest", "load_papers", "parse_file"]

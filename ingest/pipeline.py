@@ -1,0 +1,192 @@
+"""The ingest job: parse and validate, diff against the store, embed what changed, write crash-safely."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable
+
+from ingest.chunking import sentence_spans
+from ingest.records import Paper, Problem, parse_file
+from vectorstore.embeddings import Embedder
+from vectorstore.errors import InputError
+from vectorstore.settings import Settings
+from vectorstore.store import PaperStore, chunk_id
+
+DEFAULT_CORPUS = Path(__file__).parent / "data" / "icml2025_seed.jsonl"
+BATCH_CHUNKS = 256
+
+
+@dataclass
+class IngestReport:
+    """What an ingest did. ``str(report)`` is the one-line summary."""
+
+    added: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    removed: int = 0
+    seconds: float = 0.0
+    chunks_written: int = 0
+    problems: list[Problem] = field(default_factory=list)
+
+    def __str__(self) -> str:
+        skipped = f", {len(self.problems)} invalid skipped" if self.problems else ""
+        return (f"added {self.added}, updated {self.updated}, unchanged {self.unchanged}, "
+                f"removed {self.removed}{skipped} in {self.seconds:.1f}s")
+
+
+def chunk_records(paper: Paper) -> list[tuple[str, str, str, dict]]:
+    """(id, embedded text, stored document, metadata) for a paper; the paper chunk comes last.
+
+    The paper chunk stores the abstract verbatim and embeds ``title. abstract``; each sentence
+    chunk embeds ``title: sentence`` so a sentence keeps its paper's context.
+    """
+    base = {
+        "paper_id": paper.id, "paper_hash": paper.content_hash, "title": paper.title,
+        "authors": "; ".join(paper.authors), "url": paper.url, "venue": paper.venue,
+        "title_derived": paper.title_derived,
+    }
+    spans = sentence_spans(paper.abstract)
+    n_chunks = len(spans) + 1
+    records = []
+    for index, span in enumerate(spans, 1):
+        sentence = paper.abstract[span.start : span.end]
+        meta = {**base, "kind": "sentence", "chunk": index, "n_chunks": n_chunks, "start": span.start, "end": span.end}
+        records.append((chunk_id(paper.id, paper.content_hash, index), f"{paper.title}: {sentence}", sentence, meta))
+    paper_meta = {**base, "kind": "paper", "chunk": 0, "n_chunks": n_chunks, "start": 0, "end": len(paper.abstract),
+                  "extra": json.dumps(paper.extra, ensure_ascii=False)}
+    records.append((chunk_id(paper.id, paper.content_hash, 0), f"{paper.title}. {paper.abstract}", paper.abstract, paper_meta))
+    return records
+
+
+def load_papers(paths: Iterable[str | Path], fmt: str = "auto", skip_invalid: bool = False) -> tuple[list[Paper], list[Problem]]:
+    """Parse every file; ids must be unique across files (same id and same text is fine)."""
+    papers: dict[str, Paper] = {}
+    problems: list[Problem] = []
+    for path in paths:
+        found, bad = parse_file(path, fmt, skip_invalid)
+        problems.extend(bad)
+        for paper in found:
+            other = papers.get(paper.id)
+            if other is not None and other.content_hash != paper.content_hash:
+                message = f"id {paper.id!r} also used at {other.source} with different text; give each paper its own id"
+                if not skip_invalid:
+                    raise InputError(f"{paper.source}: {message}")
+                problems.append(Problem(paper.source, message))
+                continue
+            papers[paper.id] = paper
+    return list(papers.values()), problems
+
+
+def _store_state(store: PaperStore) -> tuple[dict[str, str], dict[str, list[str]]]:
+    """(paper id -> committed hash, paper id -> all its chunk ids)."""
+    committed: dict[str, str] = {}
+    chunks: dict[str, list[str]] = defaultdict(list)
+    for cid, _, meta in store.iter_chunks(["metadatas"]):
+        pid = str(meta.get("paper_id"))
+        chunks[pid].append(cid)
+        if meta.get("kind") == "paper":
+            committed[pid] = str(meta.get("paper_hash"))
+    return committed, chunks
+
+
+def _progress(total: int, enabled: bool):  # type: ignore[no-untyped-def]
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit="paper", desc="embedding", disable=not enabled, file=sys.stderr, smoothing=0.1)
+
+
+def ingest(
+    paths: Iterable[str | Path] = (DEFAULT_CORPUS,),
+    settings: Settings | None = None,
+    *,
+    fmt: str = "auto",
+    prune: bool = False,
+    skip_invalid: bool = False,
+    reset: bool = False,
+    progress: bool | None = None,
+    store: PaperStore | None = None,
+) -> IngestReport:
+    """Ingest paper files into the store; idempotent, incremental and safe to kill at any moment.
+
+    Everything is validated before the first write: an invalid record raises ``InputError``
+    (or, with ``skip_invalid``, is reported in ``IngestReport.problems``) and the store is untouched.
+    """
+    started = time.perf_counter()
+    settings = settings or Settings()
+    papers, problems = load_papers(list(paths), fmt, skip_invalid)
+    embedder = Embedder(settings.embedding_model, settings.embed_batch_size)
+    store = store or PaperStore(settings)
+    if reset:
+        store.reset()
+    report = IngestReport(problems=problems)
+    committed, chunks = _store_state(store)
+
+    todo: list[Paper] = []
+    stale: list[str] = []
+    for paper in papers:
+        current = committed.get(paper.id)
+        prefix = f"{paper.id}::{paper.content_hash}::"
+        stale.extend(c for c in chunks.get(paper.id, []) if not c.startswith(prefix))
+        if current == paper.content_hash:
+            report.unchanged += 1
+            continue
+        if current is None:
+            report.added += 1
+        else:
+            report.updated += 1
+        todo.append(paper)
+    wanted = {p.id for p in papers}
+    for pid, ids in chunks.items():
+        if pid in wanted:
+            continue
+        if pid in committed and not prune:
+            continue
+        if pid in committed:
+            report.removed += 1
+        stale.extend(ids)  # pruned papers, and leftovers of a crashed ingest with no committed version
+
+    if todo or stale:
+        store.bump_generation()
+        show = progress if progress is not None else (sys.stderr.isatty() and len(todo) > 50)
+        with _progress(len(todo), show) as bar:
+            batch: list[Paper] = []
+            size = 0
+            for paper in todo:
+                batch.append(paper)
+                size += len(sentence_spans(paper.abstract)) + 1
+                if size >= BATCH_CHUNKS:
+                    report.chunks_written += _write_batch(store, embedder, batch)
+                    bar.update(len(batch))
+                    batch, size = [], 0
+            if batch:
+                report.chunks_written += _write_batch(store, embedder, batch)
+                bar.update(len(batch))
+        # old versions go only after the new ones are committed, so a paper never disappears
+        store.delete(sorted(set(stale)))
+        store.bump_generation()
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _write_batch(store: PaperStore, embedder: Embedder, batch: list[Paper]) -> int:
+    records = [r for paper in batch for r in chunk_records(paper)]
+    vectors = embedder.encode([r[1] for r in records])
+    order = sorted(range(len(records)), key=lambda i: records[i][3]["kind"] == "paper")  # markers last
+    store.add(
+        [records[i][0] for i in order], vectors[order],
+        [records[i][2] for i in order], [records[i][3] for i in order],
+    )
+    return len(records)
+
+
+def ensure_corpus(store: PaperStore, settings: Settings, announce=print) -> IngestReport | None:  # type: ignore[no-untyped-def]
+    """Ingest the bundled ICML 2025 corpus into an empty store (with a message)."""
+    if store.count() > 0:
+        return None
+    announce(f"store is empty: ingesting the bundled ICML 2025 corpus ({DEFAULT_CORPUS.name}) ...")
+    return ingest([DEFAULT_CORPUS], settings, store=store, progress=False)

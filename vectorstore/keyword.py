@@ -1,0 +1,119 @@
+"""BM25 keyword index over the papers in the store (title + abstract).
+
+The index is derived from Chroma, never written independently: it is cached on disk under
+the collection's *generation* token, which every ingest changes before and after it writes.
+So whatever happens to an ingest (crash included), the index in use always matches Chroma.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+import threading
+from pathlib import Path
+
+import numpy as np
+
+from vectorstore.store import PaperStore
+
+_STEMMER = None
+
+
+def _stemmer():  # type: ignore[no-untyped-def]
+    global _STEMMER
+    if _STEMMER is None:
+        try:
+            import Stemmer
+
+            _STEMMER = Stemmer.Stemmer("english")
+        except ImportError:  # PyStemmer missing: plain tokens
+            _STEMMER = False
+    return _STEMMER or None
+
+
+def tokenize(texts: list[str]) -> list[list[str]]:
+    import bm25s
+
+    return bm25s.tokenize(texts, stopwords="en", stemmer=_stemmer(), return_ids=False, show_progress=False)
+
+
+class KeywordIndex:
+    """BM25 over paper texts, keyed by paper id; rebuilt lazily when the store's generation changes."""
+
+    def __init__(self, store: PaperStore) -> None:
+        self.store = store
+        key = hashlib.sha256(f"{store.location}|{store.settings.collection}".encode()).hexdigest()[:16]
+        self.root = store.settings.cache_dir / "bm25" / key
+        self._lock = threading.Lock()
+        self._generation: str | None = None
+        self._retriever = None
+        self._ids: list[str] = []
+
+    def _load_or_build(self, generation: str) -> None:
+        import bm25s
+
+        folder = self.root / generation
+        try:
+            retriever = bm25s.BM25.load(str(folder), load_corpus=False, mmap=False)
+            ids = json.loads((folder / "paper_ids.json").read_text())
+        except Exception:
+            retriever, ids = self._build()
+            self._save(folder, retriever, ids)
+        self._retriever, self._ids, self._generation = retriever, ids, generation
+
+    def _build(self):  # type: ignore[no-untyped-def]
+        import bm25s
+
+        ids: list[str] = []
+        texts: list[str] = []
+        for _, doc, meta in self.store.iter_chunks(["documents", "metadatas"], {"kind": "paper"}):
+            ids.append(str(meta["paper_id"]))
+            texts.append(f"{meta.get('title', '')}\n{doc or ''}")
+        retriever = bm25s.BM25(k1=1.2, b=0.75)
+        if texts:
+            retriever.index(tokenize(texts), show_progress=False)
+        return retriever, ids
+
+    def _save(self, folder: Path, retriever, ids: list[str]) -> None:  # type: ignore[no-untyped-def]
+        if not ids:
+            return
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            tmp = Path(tempfile.mkdtemp(dir=self.root, prefix=".tmp-"))
+            retriever.save(str(tmp))
+            (tmp / "paper_ids.json").write_text(json.dumps(ids))
+            os.replace(tmp, folder)
+            for old in self.root.iterdir():  # keep only the current generation
+                if old.name != folder.name:
+                    shutil.rmtree(old, ignore_errors=True)
+        except OSError:
+            pass  # a read-only cache only costs a rebuild next time
+
+    def refresh(self) -> None:
+        generation = self.store.generation
+        if generation != self._generation:
+            with self._lock:
+                if generation != self._generation:
+                    self._load_or_build(generation)
+
+    def search(self, query: str, n: int) -> list[tuple[str, float]]:
+        """Top papers for ``query``: (paper id, BM25 score), best first, scores > 0."""
+        self.refresh()
+        if not self._ids or self._retriever is None:
+            return []
+        tokens = tokenize([query])
+        if not tokens or not tokens[0]:
+            return []
+        # bm25s only scores tokens in its vocabulary; unknown ones simply contribute nothing
+        vocab = self._retriever.vocab_dict
+        known = [t for t in tokens[0] if t in vocab]
+        if not known:
+            return []
+        scores = self._retriever.get_scores(known)
+        n = min(n, len(self._ids))
+        top = np.argpartition(-scores, n - 1)[:n]
+        top = top[np.argsort(-scores[top])]
+        return [(self._ids[i], float(scores[i])) for i in top if scores[i] > 0]

@@ -1,0 +1,74 @@
+"""All paperchat settings in one place.
+
+Every field reads from an environment variable with the ``PAPERCHAT_`` prefix
+(``PAPERCHAT_DATA_DIR``, ``PAPERCHAT_CHROMA_URL``, ...); CLI flags and keyword
+arguments override the environment.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+# Nothing in paperchat may reach the network at run time: switch off hub look-ups
+# and telemetry before any library that reads these variables is imported.
+for _key, _value in {
+    "HF_HUB_OFFLINE": "1",
+    "TRANSFORMERS_OFFLINE": "1",
+    "HF_HUB_DISABLE_TELEMETRY": "1",
+    "ANONYMIZED_TELEMETRY": "False",
+    "GRADIO_ANALYTICS_ENABLED": "False",
+    "TOKENIZERS_PARALLELISM": "false",
+    "HF_HUB_DISABLE_PROGRESS_BARS": "1",
+    "TRANSFORMERS_VERBOSITY": "error",
+}.items():
+    os.environ.setdefault(_key, _value)
+
+DEFAULT_EMBEDDING_MODEL = "all-MiniLM-L6-v2"
+Engine = Literal["auto", "extractive", "local", "openai"]
+
+
+def default_data_dir() -> Path:
+    """``$XDG_DATA_HOME/paperchat``, i.e. ``~/.local/share/paperchat`` by default."""
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "paperchat"
+
+
+class Settings(BaseSettings):
+    """paperchat configuration (env vars ``PAPERCHAT_*``; explicit values win)."""
+
+    model_config = SettingsConfigDict(env_prefix="PAPERCHAT_", extra="forbid", validate_assignment=True)
+
+    data_dir: Path = Field(default_factory=default_data_dir, description="Embedded Chroma store, keyword index and model cache.")
+    chroma_url: str | None = Field(default=None, description="Use a Chroma server (http://HOST:PORT) instead of the embedded store.")
+    collection: str = Field(default="papers", description="Chroma collection name.")
+    embedding_model: str = Field(default=DEFAULT_EMBEDDING_MODEL, description="sentence-transformers model name or path.")
+    embed_batch_size: int = Field(default=64, ge=1)
+
+    engine: Engine = Field(default="auto", description="Answer engine: auto, extractive, local or openai.")
+    k: int = Field(default=5, ge=1, le=50, description="Papers handed to the answer engine.")
+    llm_model: str = Field(default="qwen2.5-0.5b", description="Local GGUF: registry name or path to a .gguf file.")
+    llm_threads: int = Field(default=2, ge=1)
+    llm_ctx: int = Field(default=2048, ge=512)
+    llm_max_tokens: int = Field(default=160, ge=16)
+    openai_base_url: str | None = Field(default=None, description="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1.")
+    openai_model: str = Field(default="gpt-4o-mini")
+    openai_api_key: str | None = Field(default=None, description="Falls back to OPENAI_API_KEY.")
+    request_timeout: float = Field(default=60.0, gt=0, description="Seconds before an LLM request is abandoned.")
+
+    @property
+    def chroma_dir(self) -> Path:
+        return self.data_dir / "chroma"
+
+    @property
+    def cache_dir(self) -> Path:
+        return self.data_dir / "cache"
+
+    def with_overrides(self, **overrides: object) -> "Settings":
+        """A copy with the non-None overrides applied (CLI flags, keyword arguments)."""
+        values = {k: v for k, v in overrides.items() if v is not None}
+        return type(self)(**{**self.model_dump(), **values}) if values else self

@@ -1,0 +1,245 @@
+"""The paper store: Chroma (embedded or server) holding one paper chunk and its sentence chunks per paper.
+
+Write protocol (crash safe, see ``ingest.pipeline``): chunk ids carry the paper's content hash;
+a paper's sentence chunks are written before its paper chunk, so a paper chunk is the commit
+marker of that version. Readers only see papers whose marker exists; a re-run removes the rest.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import uuid
+from dataclasses import dataclass
+from typing import Any, Iterator
+
+from vectorstore.errors import ModelMismatchError, StoreError
+from vectorstore.settings import Settings
+
+SCHEMA = "paperchat/1"
+CHUNKING = "paper+sentences/v1"
+PAGE = 5000
+
+
+@dataclass(frozen=True)
+class StoredPaper:
+    """A complete paper as stored (its paper chunk)."""
+
+    id: str
+    title: str
+    abstract: str
+    authors: list[str]
+    url: str
+    venue: str
+    title_derived: bool
+    content_hash: str
+    extra: dict[str, Any]
+
+    @classmethod
+    def from_chunk(cls, document: str, meta: dict[str, Any]) -> "StoredPaper":
+        extra = json.loads(str(meta.get("extra") or "{}"))
+        return cls(
+            id=str(meta["paper_id"]), title=str(meta.get("title", "")), abstract=document,
+            authors=[a for a in str(meta.get("authors", "")).split("; ") if a],
+            url=str(meta.get("url", "")), venue=str(meta.get("venue", "")),
+            title_derived=bool(meta.get("title_derived", False)), content_hash=str(meta.get("paper_hash", "")),
+            extra=extra,
+        )
+
+
+def chunk_id(paper_id: str, content_hash: str, index: int) -> str:
+    return f"{paper_id}::{content_hash}::{index}"
+
+
+def _client(settings: Settings) -> Any:
+    import chromadb
+    from chromadb.config import Settings as ChromaSettings
+
+    chroma_settings = ChromaSettings(anonymized_telemetry=False, allow_reset=False)
+    if settings.chroma_url:
+        from urllib.parse import urlparse
+
+        url = urlparse(settings.chroma_url)
+        if url.scheme not in ("http", "https") or not url.hostname:
+            raise StoreError(f"--chroma-url {settings.chroma_url!r} is not a URL; use http://HOST:PORT")
+        try:
+            client = chromadb.HttpClient(
+                host=url.hostname, port=url.port or (443 if url.scheme == "https" else 8000),
+                ssl=url.scheme == "https", settings=chroma_settings,
+            )
+            client.heartbeat()
+        except Exception as exc:  # connection refused, DNS, TLS ...
+            raise StoreError(
+                f"Chroma server at {settings.chroma_url} is unreachable ({exc.__class__.__name__}); "
+                "start it with `chroma run --path DIR --host 127.0.0.1 --port PORT` or drop --chroma-url"
+            ) from None
+        return client
+    path = settings.chroma_dir
+    if path.exists() and not path.is_dir():
+        raise StoreError(f"data directory {path} is not a directory; remove it or set --persist-dir elsewhere")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        return chromadb.PersistentClient(path=str(path), settings=chroma_settings)
+    except Exception as exc:
+        raise StoreError(
+            f"cannot open the store in {path} ({exc.__class__.__name__}: {str(exc)[:120]}); "
+            f"if it is corrupted, move it away and rebuild with `paperchat ingest FILE --persist-dir {settings.data_dir}`"
+        ) from None
+
+
+class PaperStore:
+    """One Chroma collection of papers, opened from ``Settings`` (embedded or server)."""
+
+    def __init__(self, settings: Settings, embedding_model: str | None = None, dimension: int | None = None) -> None:
+        self.settings = settings
+        self.client = _client(settings)
+        self.location = settings.chroma_url or str(settings.chroma_dir)
+        self._lock = threading.Lock()
+        self._expected = {"embedding_model": embedding_model or settings.embedding_model, "chunking": CHUNKING}
+        self._dimension = dimension
+        self._collection = self._open()
+
+    # -- collection lifecycle -------------------------------------------------------------
+    def _open(self) -> Any:
+        try:
+            collection = self.client.get_or_create_collection(
+                self.settings.collection,
+                embedding_function=None,
+                metadata={"schema": SCHEMA, **self._expected, "generation": uuid.uuid4().hex},
+                configuration={"hnsw": {"space": "cosine"}},
+            )
+        except Exception as exc:
+            raise StoreError(self._unusable(exc)) from None
+        meta = collection.metadata or {}
+        for key, want in self._expected.items():
+            have = meta.get(key)
+            if have is not None and have != want:
+                raise ModelMismatchError(
+                    f"collection {self.settings.collection!r} in {self.location} was indexed with {key} {have!r}, not {want!r}; "
+                    f"re-index with `paperchat ingest --reset FILE...` or choose another --collection"
+                )
+        return collection
+
+    def _unusable(self, exc: Exception) -> str:
+        if self.settings.chroma_url:
+            return (f"Chroma server at {self.settings.chroma_url} failed ({exc.__class__.__name__}: {str(exc)[:120]}); "
+                    "check that it is running (`chroma run --host 127.0.0.1 --port PORT`)")
+        return (f"store in {self.settings.chroma_dir} is unreadable ({exc.__class__.__name__}: {str(exc)[:120]}); "
+                f"move it away and rebuild with `paperchat ingest FILE --persist-dir {self.settings.data_dir}`")
+
+    def _call(self, fn: str, *args: Any, **kwargs: Any) -> Any:
+        """Run a collection method, turning backend failures into one-line ``StoreError``s."""
+        try:
+            return getattr(self._collection, fn)(*args, **kwargs)
+        except Exception as exc:
+            if "does not exist" in str(exc) or "NotFound" in exc.__class__.__name__:
+                try:  # the collection was re-created (e.g. --reset by another process): reopen once
+                    self._collection = self._open()
+                    return getattr(self._collection, fn)(*args, **kwargs)
+                except Exception:
+                    pass
+            raise StoreError(self._unusable(exc)) from None
+
+    def reset(self) -> None:
+        """Delete the collection and create it empty."""
+        try:
+            self.client.delete_collection(self.settings.collection)
+        except Exception:
+            pass
+        self._collection = self._open()
+
+    # -- generation: changes whenever the set of chunks may have changed ---------------------
+    @property
+    def generation(self) -> str:
+        """Token that changes on every write; the keyword index is rebuilt when it differs."""
+        try:
+            collection = self.client.get_collection(self.settings.collection, embedding_function=None)
+        except Exception as exc:
+            raise StoreError(self._unusable(exc)) from None
+        self._collection = collection
+        return str((collection.metadata or {}).get("generation", ""))
+
+    def bump_generation(self) -> None:
+        meta = dict(self._collection.metadata or {})
+        meta["generation"] = uuid.uuid4().hex
+        meta.pop("hnsw:space", None)
+        self._call("modify", metadata=meta)
+
+    # -- reads ------------------------------------------------------------------------------
+    def count(self) -> int:
+        return int(self._call("count"))
+
+    def iter_chunks(self, include: list[str], where: dict[str, Any] | None = None) -> Iterator[tuple[str, str | None, dict[str, Any]]]:
+        """(id, document, metadata) for every chunk, paged."""
+        offset = 0
+        while True:
+            page = self._call("get", where=where, include=include, limit=PAGE, offset=offset)
+            ids = page["ids"]
+            docs = page.get("documents") or [None] * len(ids)
+            metas = page.get("metadatas") or [{}] * len(ids)
+            yield from zip(ids, docs, metas)
+            if len(ids) < PAGE:
+                return
+            offset += PAGE
+
+    def papers(self) -> list[StoredPaper]:
+        """Every complete paper (paper chunks only)."""
+        return [StoredPaper.from_chunk(doc or "", meta) for _, doc, meta in self.iter_chunks(["documents", "metadatas"], {"kind": "paper"})]
+
+    def paper(self, paper_id: str) -> StoredPaper | None:
+        page = self._call("get", where={"$and": [{"paper_id": paper_id}, {"kind": "paper"}]}, include=["documents", "metadatas"])
+        if not page["ids"]:
+            return None
+        return StoredPaper.from_chunk(page["documents"][0], page["metadatas"][0])
+
+    def papers_by_id(self, paper_ids: list[str]) -> dict[str, StoredPaper]:
+        if not paper_ids:
+            return {}
+        page = self._call("get", where={"$and": [{"paper_id": {"$in": list(paper_ids)}}, {"kind": "paper"}]}, include=["documents", "metadatas"])
+        return {str(m["paper_id"]): StoredPaper.from_chunk(d, m) for d, m in zip(page["documents"], page["metadatas"])}
+
+    def query(self, embedding: list[float], n: int, where: dict[str, Any] | None = None) -> list[tuple[str, str, dict[str, Any], float]]:
+        """Nearest chunks: (id, document, metadata, cosine similarity)."""
+        count = self.count()
+        if count == 0:
+            return []
+        result = self._call(
+            "query", query_embeddings=[embedding], n_results=min(n, count), where=where,
+            include=["documents", "metadatas", "distances"],
+        )
+        return [
+            (i, d, m, 1.0 - float(dist))
+            for i, d, m, dist in zip(result["ids"][0], result["documents"][0], result["metadatas"][0], result["distances"][0])
+        ]
+
+    def chunk_embeddings(self, ids: list[str]) -> dict[str, list[float]]:
+        if not ids:
+            return {}
+        page = self._call("get", ids=ids, include=["embeddings"])
+        return {i: list(e) for i, e in zip(page["ids"], page["embeddings"])}
+
+    def sentences_of(self, paper_ids: list[str]) -> list[tuple[str, str, dict[str, Any]]]:
+        if not paper_ids:
+            return []
+        page = self._call("get", where={"$and": [{"paper_id": {"$in": list(paper_ids)}}, {"kind": "sentence"}]}, include=["documents", "metadatas", "embeddings"])
+        return [(d, m, e) for d, m, e in zip(page["documents"], page["metadatas"], page["embeddings"])]
+
+    # -- writes -----------------------------------------------------------------------------
+    def add(self, ids: list[str], embeddings: Any, documents: list[str], metadatas: list[dict[str, Any]]) -> None:
+        if ids:
+            self._call("upsert", ids=ids, embeddings=embeddings, documents=documents, metadatas=metadatas)
+
+    def delete(self, ids: list[str]) -> None:
+        for start in range(0, len(ids), PAGE):
+            self._call("delete", ids=ids[start : start + PAGE])
+
+    def wait_until_reachable(self, timeout: float = 10.0) -> bool:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                self.client.heartbeat()
+                return True
+            except Exception:
+                time.sleep(0.2)
+        return False
