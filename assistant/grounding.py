@@ -1,0 +1,129 @@
+"""Citation checking, in code, for every engine.
+
+Each ``[n]`` must name a source that was given to the engine; each kept citation carries a
+sentence copied verbatim from that paper's abstract that supports the claim it is attached to.
+Unknown or unsupported markers are removed and the rest renumbered in order of appearance.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from assistant.types import Citation
+from ingest.chunking import sentence_spans
+
+_MARKER = re.compile(r"\[(\d+(?:\s*[,;]\s*\d+)*)\]")
+_CLAIM_SPLIT = re.compile(r"(?<=[.!?])\s+|\n+")
+_WORD = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*")
+_QUOTED = re.compile(r"[\"“]([^\"”]{12,})[\"”]")
+_STOP = frozenset(
+    "a an and are as at be been by can did do does for from has have how in into is it its of on or our over such that the their "
+    "them these this those to was we were what when where which while who why will with within without using used use".split()
+)
+
+
+@dataclass
+class Source:
+    """A paper given to the engine as ``[number]``."""
+
+    number: int
+    paper_id: str
+    title: str
+    abstract: str
+    url: str = ""
+    authors: list[str] = field(default_factory=list)
+    venue: str = ""
+
+
+def content_words(text: str) -> set[str]:
+    return {w for w in _WORD.findall(text.lower()) if w not in _STOP and len(w) > 1}
+
+
+def _overlap(claim: set[str], sentence: str) -> float:
+    words = content_words(sentence)
+    if not claim or not words:
+        return 0.0
+    return len(claim & words) / min(len(claim), len(words)) ** 0.5 / len(claim) ** 0.5
+
+
+def best_quote(claim: str, abstract: str, question: str = "") -> tuple[int, int, float]:
+    """The abstract sentence that best supports ``claim``: (start, end, support in [0, 1])."""
+    words = content_words(claim) or content_words(question)
+    best = (0, 0, 0.0)
+    for span in sentence_spans(abstract):
+        score = _overlap(words, abstract[span.start : span.end])
+        if score > best[2]:
+            best = (span.start, span.end, score)
+    return best
+
+
+def _normalize(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def verify(text: str, sources: list[Source], question: str = "", min_support: float = 0.2) -> tuple[str, list[Citation]]:
+    """Check the markers in ``text`` against ``sources``.
+
+    Returns the cleaned text (invalid markers removed, valid ones renumbered 1..m in order of
+    first use) and one verified citation per cited paper.
+    """
+    by_number = {s.number: s for s in sources}
+    renumber: dict[int, int] = {}
+    quotes: dict[int, tuple[int, int, float]] = {}
+    pieces: list[str] = []
+    for claim in _split_keep(text):
+        claim_text = _MARKER.sub("", claim)
+        fabricated = {_normalize(q) for q in _QUOTED.findall(claim_text)}
+
+        def replace(match: re.Match[str]) -> str:
+            kept = []
+            for raw in re.split(r"\s*[,;]\s*", match.group(1)):
+                number = int(raw)
+                source = by_number.get(number)
+                if source is None:
+                    continue  # unknown marker, e.g. [7] with 3 sources
+                if any(q not in _normalize(source.abstract) for q in fabricated):
+                    continue  # the claim quotes text that is not in this abstract
+                start, end, support = best_quote(claim_text, source.abstract, question)
+                if support < min_support and number not in quotes:
+                    continue  # nothing in this abstract supports the claim
+                if number not in renumber:
+                    renumber[number] = len(renumber) + 1
+                    quotes[number] = (start, end, support)
+                elif support > quotes[number][2]:
+                    quotes[number] = (start, end, support)
+                kept.append(renumber[number])
+            return "".join(f"[{n}]" for n in dict.fromkeys(kept))
+
+        pieces.append(_MARKER.sub(replace, claim))
+    cleaned = re.sub(r"[ \t]+([.,;:!?])", r"\1", "".join(pieces))
+    cleaned = re.sub(r"[ \t]{2,}", " ", cleaned).strip()
+    citations = []
+    for original, number in sorted(renumber.items(), key=lambda item: item[1]):
+        source = by_number[original]
+        start, end, _ = quotes[original]
+        citations.append(Citation(
+            number=number, paper_id=source.paper_id, title=source.title, url=source.url,
+            authors=source.authors, venue=source.venue,
+            quote=source.abstract[start:end], start=start, end=end,
+        ))
+    return cleaned, citations
+
+
+def _split_keep(text: str) -> list[str]:
+    """Split into claims (sentences/lines) keeping separators, so joining restores the text."""
+    parts: list[str] = []
+    last = 0
+    for match in _CLAIM_SPLIT.finditer(text):
+        # a marker right after the sentence end belongs to that sentence: "... works. [1]"
+        parts.append(text[last : match.end()])
+        last = match.end()
+    parts.append(text[last:])
+    merged: list[str] = []
+    for part in parts:
+        if merged and re.match(r"^\s*(\[\d+(?:\s*[,;]\s*\d+)*\]\s*)+", part) and not _MARKER.sub("", part).strip():
+            merged[-1] += part
+        else:
+            merged.append(part)
+    return [p for p in merged if p]

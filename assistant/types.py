@@ -1,0 +1,55 @@
+"""The structured results every surface returns: ``Answer``, ``Citation``, ``Hit``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+
+class Hit(BaseModel):
+    """One retrieved paper (retrieval is paper level: one hit per paper)."""
+
+    paper_id: str
+    title: str
+    url: str = ""
+    authors: list[str] = Field(default_factory=list)
+    venue: str = ""
+    score: float = Field(description="fused retrieval score (higher is better)")
+    dense: float = Field(0.0, description="best cosine similarity of the paper or one of its sentences")
+    keyword: float = Field(0.0, description="BM25 score of the paper")
+    text: str = Field("", description="the best-matching sentence of the abstract")
+    start: int = 0
+    end: int = 0
+
+
+class Citation(BaseModel):
+    """A verified citation: ``quote`` is copied verbatim from the paper's abstract."""
+
+    number: int
+    paper_id: str
+    title: str
+    url: str = ""
+    authors: list[str] = Field(default_factory=list)
+    venue: str = ""
+    quote: str
+    start: int = Field(description="character offset of the quote in the abstract")
+    end: int
+
+
+class Answer(BaseModel):
+    """A cited answer. ``text`` is markdown with inline markers ``[1]``, ``[2]`` matching ``citations``."""
+
+    question: str
+    text: str
+    citations: list[Citation] = Field(default_factory=list)
+    abstained: bool = False
+    grounded: bool = Field(False, description="at least one verified citation supports the text")
+    query: str = Field("", description="the standalone query that was searched")
+    hits: list[Hit] = Field(default_factory=list)
+    engine: str = ""
+    timings: dict[str, float] = Field(default_factory=dict, description="seconds per stage")
+    error: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return self.model_dump()
