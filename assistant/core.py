@@ -10,12 +10,12 @@ from typing import Any, Iterator, Mapping, Sequence
 from assistant import prompts
 from assistant.conversation import standalone_query
 from assistant.engines import Engine, EngineError, Evidence, ExtractiveEngine, make_engine, rank_sentences
-from assistant.grounding import Source, content_words, verify
+from assistant.grounding import Source, verify
 from assistant.retrieval import FusionConfig, HybridRetriever
 from assistant.types import Answer, Hit
 from vectorstore.embeddings import Embedder
 from vectorstore.errors import PaperchatError
-from vectorstore.keyword import KeywordIndex
+from vectorstore.keyword import KeywordIndex, query_terms
 from vectorstore.settings import Settings
 from vectorstore.store import PaperStore, StoredPaper
 
@@ -24,23 +24,35 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
 class AbstentionPolicy:
-    """Abstain when the best paper's evidence is weak (thresholds calibrated by benchmarks/abstention.py)."""
+    """Abstain when the evidence is weak: neither a close dense match nor the question's rare terms.
 
-    def __init__(self, min_dense: float = 0.40, min_dense_with_keywords: float = 0.28, min_coverage: float = 0.5) -> None:
+    ``coverage`` is the idf-weighted share of the question's topical terms found in the top
+    papers; a rare name ("Nester") that MiniLM does not know still counts as evidence.
+    Thresholds are calibrated by ``benchmarks/abstention.py``.
+    """
+
+    def __init__(self, min_dense: float = 0.45, min_coverage: float = 0.6, dense_floor: float = 0.1) -> None:
         self.min_dense = min_dense
-        self.min_dense_with_keywords = min_dense_with_keywords
         self.min_coverage = min_coverage
+        self.dense_floor = dense_floor
 
-    def coverage(self, query: str, paper: StoredPaper) -> float:
-        words = content_words(query)
-        return len(words & content_words(f"{paper.title} {paper.abstract}")) / len(words) if words else 0.0
-
-    def should_abstain(self, query: str, top: Hit | None, paper: StoredPaper | None) -> bool:
-        if top is None or paper is None:
+    def should_abstain(self, top_dense: float | None, coverage: float) -> bool:
+        if top_dense is None:
             return True
-        if top.dense >= self.min_dense:
+        if top_dense >= self.min_dense:
             return False
-        return not (top.dense >= self.min_dense_with_keywords and self.coverage(query, paper) >= self.min_coverage)
+        return not (coverage >= self.min_coverage and top_dense >= self.dense_floor)
+
+
+def term_coverage(idf: dict[str, float], papers: list[StoredPaper]) -> float:
+    """Idf-weighted share of query terms that occur in the given papers (title or abstract)."""
+    from vectorstore.keyword import tokenize
+
+    total = sum(idf.values())
+    if not total or not papers:
+        return 0.0
+    present = set().union(*(set(t) for t in tokenize([f"{p.title} {p.abstract}" for p in papers])))
+    return sum(w for term, w in idf.items() if term in present) / total
 
 
 class Assistant:
@@ -131,9 +143,10 @@ class Assistant:
         timings["retrieve"] = time.perf_counter() - t0
         yield "hits", hits
         papers = self.store.papers_by_id([h.paper_id for h in hits[: self.settings.k]])
-        top = hits[0] if hits else None
+        idf = self.retriever.keyword.idf(query_terms(query))
+        coverage = term_coverage(idf, [papers[h.paper_id] for h in hits[:3] if h.paper_id in papers])
         base = dict(question=question, query=query, hits=hits)
-        if self.abstention.should_abstain(query, top, papers.get(top.paper_id) if top else None):
+        if self.abstention.should_abstain(hits[0].dense if hits else None, coverage):
             timings["total"] = time.perf_counter() - started
             text = _abstain_text(hits)
             yield "delta", text
@@ -141,7 +154,7 @@ class Assistant:
             return
 
         t1 = time.perf_counter()
-        evidence = self._evidence(vector, query, hits, papers)
+        evidence = self._evidence(vector, idf, hits, papers)
         timings["evidence"] = time.perf_counter() - t1
         try:
             engine = self.engine
@@ -181,7 +194,7 @@ class Assistant:
     def _engine_label(self) -> str:
         return self._engine.name if self._engine is not None else self.settings.engine
 
-    def _evidence(self, vector: Any, query: str, hits: list[Hit], papers: dict[str, StoredPaper]) -> list[Evidence]:
+    def _evidence(self, vector: Any, idf: dict[str, float], hits: list[Hit], papers: dict[str, StoredPaper]) -> list[Evidence]:
         chosen = [h for h in hits[: self.settings.k] if h.paper_id in papers]
         by_paper: dict[str, list[tuple[str, dict, Any]]] = {}
         for doc, meta, emb in self.store.sentences_of([h.paper_id for h in chosen]):
@@ -191,7 +204,8 @@ class Assistant:
         for number, hit in enumerate(chosen, 1):
             paper = papers[hit.paper_id]
             source = Source(number, paper.id, paper.title, paper.abstract, paper.url, paper.authors, paper.venue)
-            evidence.append(Evidence(source, rank_sentences(vector, query, by_paper.get(hit.paper_id, []))))
+            evidence.append(Evidence(source, rank_sentences(
+                vector, idf, by_paper.get(hit.paper_id, []), embed=self.embedder.encode if number <= 3 else None)))
         return evidence
 
 

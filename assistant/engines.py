@@ -13,7 +13,7 @@ from typing import Any, Iterator, Protocol
 import numpy as np
 
 from assistant import prompts
-from assistant.grounding import Source, content_words
+from assistant.grounding import Source
 from vectorstore.errors import PaperchatError
 from vectorstore.settings import Settings
 
@@ -43,23 +43,25 @@ class ExtractiveEngine:
 
     name = "extractive"
 
-    def __init__(self, max_sentences: int = 3, relative_cutoff: float = 0.8) -> None:
+    def __init__(self, max_sentences: int = 4, relative_cutoff: float = 0.85) -> None:
         self.max_sentences = max_sentences
         self.relative_cutoff = relative_cutoff
 
     def stream(self, question: str, evidence: list[Evidence]) -> Iterator[str]:
-        picked: list[tuple[float, Evidence, int, int]] = []
-        for rank, ev in enumerate(evidence[:3]):
-            for start, end, score in ev.sentences[: 2 if rank == 0 else 1]:
-                picked.append((score * (1.0 if rank == 0 else 0.95), ev, start, end))
-        if not picked:
+        if not evidence or not evidence[0].sentences:
             return
-        top = max(p[0] for p in picked)
-        picked = [p for p in picked if p[0] >= self.relative_cutoff * top][: self.max_sentences]
+        # the top paper's three best sentences, in abstract order; other papers only if nearly as relevant
+        lead = evidence[0]
+        picked = [(lead, s, e) for s, e, _ in sorted(lead.sentences[:3])]
+        best = lead.sentences[0][2]
+        for ev in evidence[1:3]:
+            if ev.sentences and ev.sentences[0][2] >= self.relative_cutoff * best and len(picked) < self.max_sentences:
+                picked.append((ev, ev.sentences[0][0], ev.sentences[0][1]))
         lines = []
-        for _, ev, start, end in picked:
+        for ev, start, end in picked:
             sentence = ev.source.abstract[start:end].strip()
-            lines.append(f"- **{ev.source.title}**: {sentence} [{ev.source.number}]")
+            lines.append(f"- **{ev.source.title}**: {sentence} [{ev.source.number}]" if ev is not lead or not lines
+                         else f"- {sentence} [{ev.source.number}]")
         yield "\n".join(lines)
 
 
@@ -181,13 +183,25 @@ def make_engine(settings: Settings) -> Engine:
     raise EngineError(f"unknown engine {name!r}; use auto, extractive, local or openai")
 
 
-def rank_sentences(question_vec: np.ndarray, question: str, sentences: list[tuple[str, dict, Any]]) -> list[tuple[int, int, float]]:
-    """Score a paper's sentences for the question: cosine of stored embeddings plus word overlap."""
-    words = content_words(question)
+def rank_sentences(question_vec: np.ndarray, idf: dict[str, float], sentences: list[tuple[str, dict, Any]],
+                   embed: Any = None, cosine_weight: float = 0.5) -> list[tuple[int, int, float]]:
+    """Score a paper's sentences for the question: cosine similarity plus idf-weighted term overlap.
+
+    ``embed`` re-embeds the bare sentences (the stored vectors carry the title, which makes every
+    sentence of a paper look alike); without it the stored vectors are used.
+    """
+    from vectorstore.keyword import tokenize
+
+    if not sentences:
+        return []
+    total = sum(idf.values()) or 1.0
+    tokens = tokenize([doc for doc, _, _ in sentences])
+    vectors = embed([doc for doc, _, _ in sentences]) if embed else np.asarray([e for _, _, e in sentences], dtype=np.float32)
+    cosines = vectors @ question_vec
     ranked = []
-    for doc, meta, emb in sentences:
-        cosine = float(np.dot(question_vec, np.asarray(emb, dtype=np.float32)))
-        overlap = len(words & content_words(doc)) / (len(words) or 1)
-        ranked.append((int(meta["start"]), int(meta["end"]), 0.7 * cosine + 0.3 * overlap))
+    for (doc, meta, _), words, cosine in zip(sentences, tokens, cosines):
+        present = set(words)
+        overlap = sum(w for t, w in idf.items() if t in present) / total
+        ranked.append((int(meta["start"]), int(meta["end"]), cosine_weight * float(cosine) + (1 - cosine_weight) * overlap))
     ranked.sort(key=lambda r: -r[2])
     return ranked

@@ -34,10 +34,26 @@ def _stemmer():  # type: ignore[no-untyped-def]
     return _STEMMER or None
 
 
+# question words that carry no topic (on top of bm25s's English stopwords)
+QUERY_STOPWORDS = frozenset(
+    "what which who whom whose why how when where does do did is are was were can could should would paper papers "
+    "study studies propose proposes proposed method methods approach authors work use used using show shows "
+    "tell me about there any find explain describe give list".split()
+)
+
+
 def tokenize(texts: list[str]) -> list[list[str]]:
+    """Lower-cased, stop-worded, Porter-stemmed tokens (the BM25 analyzer)."""
     import bm25s
 
     return bm25s.tokenize(texts, stopwords="en", stemmer=_stemmer(), return_ids=False, show_progress=False)
+
+
+def query_terms(text: str) -> list[str]:
+    """Distinct topical terms of a question (analyzer tokens minus question words)."""
+    stemmer = _stemmer()
+    stop = {stemmer.stemWord(w) for w in QUERY_STOPWORDS} if stemmer else set(QUERY_STOPWORDS)
+    return [t for t in dict.fromkeys(tokenize([text])[0]) if t and t not in stop]
 
 
 class KeywordIndex:
@@ -51,6 +67,7 @@ class KeywordIndex:
         self._generation: str | None = None
         self._retriever = None
         self._ids: list[str] = []
+        self._df: np.ndarray = np.zeros(0)
 
     def _load_or_build(self, generation: str) -> None:
         import bm25s
@@ -63,6 +80,7 @@ class KeywordIndex:
             retriever, ids = self._build()
             self._save(folder, retriever, ids)
         self._retriever, self._ids, self._generation = retriever, ids, generation
+        self._df = np.diff(retriever.scores["indptr"]) if ids else np.zeros(0)
 
     def _build(self):  # type: ignore[no-untyped-def]
         import bm25s
@@ -98,6 +116,18 @@ class KeywordIndex:
             with self._lock:
                 if generation != self._generation:
                     self._load_or_build(generation)
+
+    def idf(self, terms: list[str]) -> dict[str, float]:
+        """BM25 idf of each term; a term absent from the corpus gets the highest idf."""
+        self.refresh()
+        n = len(self._ids)
+        vocab = self._retriever.vocab_dict if self._retriever is not None and n else {}
+        out = {}
+        for term in terms:
+            index = vocab.get(term)
+            df = float(self._df[index]) if index is not None and index < len(self._df) else 0.0
+            out[term] = float(np.log(1 + (n - df + 0.5) / (df + 0.5)))
+        return out
 
     def search(self, query: str, n: int) -> list[tuple[str, float]]:
         """Top papers for ``query``: (paper id, BM25 score), best first, scores > 0."""

@@ -1,0 +1,109 @@
+"""``paperchat eval``: run a question file through the ``Assistant`` API and score it.
+
+The question format is that of ``shared/eval/dev_qa.jsonl`` (kinds: single, multi, abstain, followup).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from assistant.core import Assistant
+from assistant.types import Answer
+from vectorstore.errors import InputError
+
+
+def load_questions(path: str | Path) -> list[dict[str, Any]]:
+    questions = []
+    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{path}:{number}: malformed JSON ({exc.msg}); fix the line") from None
+        if not isinstance(item, dict) or "question" not in item or item.get("kind") not in ("single", "multi", "abstain", "followup"):
+            raise InputError(f"{path}:{number}: needs 'question' and 'kind' (single, multi, abstain or followup)")
+        questions.append(item)
+    return questions
+
+
+def _history(item: dict[str, Any]) -> list[dict[str, str]]:
+    return [{"role": "user", "content": str(turn)} for turn in item.get("history") or []]
+
+
+def _rank(ids: list[str], gold: set[str]) -> int | None:
+    return next((i for i, pid in enumerate(ids) if pid in gold), None)
+
+
+def evaluate(assistant: Assistant, questions: list[dict[str, Any]], answers: bool = True) -> dict[str, Any]:
+    """Score retrieval (and, with ``answers``, the answers) of every question. Returns metrics and rows."""
+    rows = []
+    for item in questions:
+        gold = set(item.get("gold") or [])
+        accept = gold | set(item.get("accept") or [])
+        history = _history(item)
+        answer: Answer = assistant.ask(item["question"], history) if answers else Answer(
+            question=item["question"], text="", query=item["question"], hits=assistant.search(item["question"], 10))
+        ids = [h.paper_id for h in answer.hits]
+        rank = _rank(ids, gold)
+        cited = [c.paper_id for c in answer.citations]
+        rows.append({
+            "id": item.get("id"), "kind": item["kind"], "question": item["question"], "query": answer.query,
+            "rank": rank, "recall5": len(gold & set(ids[:5])) / len(gold) if gold else None,
+            "abstained": answer.abstained, "top_dense": answer.hits[0].dense if answer.hits else 0.0,
+            "contains": all(s.lower() in answer.text.lower() for s in item.get("answer_contains") or []),
+            "has_contains": bool(item.get("answer_contains")),
+            "cited": cited, "cited_ok": sum(c in accept for c in cited), "cites_gold": bool(gold & set(cited)),
+            "timings": answer.timings, "text": answer.text, "engine": answer.engine,
+        })
+    return {"metrics": summarize(rows), "rows": rows}
+
+
+def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    def of(kind: str) -> list[dict[str, Any]]:
+        return [r for r in rows if r["kind"] == kind]
+
+    single, multi, abstain, follow = of("single"), of("multi"), of("abstain"), of("followup")
+    answerable = [r for r in rows if r["kind"] != "abstain"]
+    mean = lambda xs: float(np.mean(xs)) if xs else float("nan")  # noqa: E731
+    cited = [r for r in answerable if r["cited"]]
+    stages: dict[str, list[float]] = {}
+    for r in rows:
+        for stage, seconds in r["timings"].items():
+            stages.setdefault(stage, []).append(seconds)
+    return {
+        "single": {"n": len(single), "hit@1": mean([r["rank"] == 0 for r in single]),
+                   "hit@3": mean([r["rank"] is not None and r["rank"] < 3 for r in single]),
+                   "mrr": mean([1 / (r["rank"] + 1) if r["rank"] is not None else 0.0 for r in single])},
+        "multi": {"n": len(multi), "recall@5": mean([r["recall5"] for r in multi])},
+        "abstain": {"n": len(abstain), "abstained": sum(r["abstained"] for r in abstain),
+                    "answerable": len(answerable), "wrongly_abstained": sum(r["abstained"] for r in answerable)},
+        "followup": {"n": len(follow), "hit@3": mean([r["rank"] is not None and r["rank"] < 3 for r in follow])},
+        "answers": {"contains": mean([r["contains"] for r in answerable if r["has_contains"]]),
+                    "citation_precision": (sum(r["cited_ok"] for r in cited) / sum(len(r["cited"]) for r in cited)) if cited else float("nan"),
+                    "cite_gold": sum(r["cites_gold"] for r in answerable), "answerable": len(answerable)},
+        "latency_ms": {stage: {"p50": 1000 * float(np.percentile(v, 50)), "p95": 1000 * float(np.percentile(v, 95))}
+                       for stage, v in stages.items()},
+    }
+
+
+def format_table(metrics: dict[str, Any]) -> str:
+    m = metrics
+    lines = [
+        f"{'metric':34} value",
+        f"{'single  hit@1 / hit@3 / MRR':34} {m['single']['hit@1']:.3f} / {m['single']['hit@3']:.3f} / {m['single']['mrr']:.3f}  (n={m['single']['n']})",
+        f"{'multi   recall@5':34} {m['multi']['recall@5']:.3f}  (n={m['multi']['n']})",
+        f"{'abstain abstained':34} {m['abstain']['abstained']}/{m['abstain']['n']}",
+        f"{'        wrongly abstained':34} {m['abstain']['wrongly_abstained']}/{m['abstain']['answerable']}",
+        f"{'followup hit@3':34} {m['followup']['hit@3']:.3f}  (n={m['followup']['n']})",
+        f"{'answers contain expected':34} {m['answers']['contains']:.3f}",
+        f"{'        citation precision':34} {m['answers']['citation_precision']:.3f}",
+        f"{'        cite a gold paper':34} {m['answers']['cite_gold']}/{m['answers']['answerable']}",
+    ]
+    for stage, v in m["latency_ms"].items():
+        lines.append(f"{'latency ' + stage + ' p50 / p95 ms':34} {v['p50']:.1f} / {v['p95']:.1f}")
+    return "\n".join(lines)
