@@ -10,6 +10,7 @@ import csv
 import hashlib
 import io
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Literal
@@ -132,7 +133,7 @@ def _scalar(value: Any) -> str | int | float | bool:
 def paper_from_mapping(record: Any, source: str) -> Paper:
     """Validate one JSON/CSV record and build a ``Paper``; raises ``InputError``."""
     if not isinstance(record, dict):
-        raise InputError(f"{source}: expected an object with an 'abstract' field, got {type(record).__name__}")
+        raise InputError(f"{source}: expected an object with an 'abstract' field, got {type(record).__name__}; give one paper object per record or use --skip-invalid")
     fields = {str(k).strip().lower(): v for k, v in record.items() if k is not None}
     abstract = " ".join(_str(fields.get("abstract")).split())
     if not abstract:
@@ -193,7 +194,7 @@ def _records(path: Path, text: str, fmt: str) -> Iterable[tuple[str, Any]]:
             raise InputError(f"{path}:{reader.line_num}: malformed CSV ({exc}); fix the quoting") from None
     else:  # bare: optional header line, then blank-line separated abstracts
         offset_line = 1
-        for block in text.split("\n\n"):
+        for block in re.split(r"\n[^\S\n]*\n", text):  # blank lines may hold spaces or \r (CRLF files)
             lines = block.split("\n")
             start = offset_line + next((i for i, l in enumerate(lines) if l.strip()), 0)
             offset_line += len(lines) + 1

@@ -1,0 +1,426 @@
+"""The browser chat: a Gradio app built from an ``Assistant`` (``create_app``), and ``serve`` to run it.
+
+The app calls only the Assistant's public API. Everything that comes from papers or users
+(titles, abstracts, questions, answers) is escaped before it reaches the page, so an abstract
+containing ``<script>`` shows as text. Scripted access: ``/chat`` returns ``Answer.to_dict()``,
+``/upload`` adds a paper file through the same validation as ``paperchat ingest``.
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+import re
+import signal
+import sys
+from pathlib import Path
+from typing import Any, Iterator, Sequence
+from urllib.parse import urlparse
+
+import vectorstore.settings  # noqa: F401  (first: sets the offline/no-telemetry environment before gradio loads)
+
+import gradio as gr
+
+from assistant.core import Assistant
+from assistant.types import Answer, Citation, Hit
+from vectorstore.errors import InputError, PaperchatError
+from vectorstore.settings import Settings
+
+log = logging.getLogger("paperchat.ui")
+
+EXAMPLES = [
+    "What is Nester?",
+    "Is there a paper on neuro-symbolic type inference?",
+    "Which papers study the Hessian of neural network loss landscapes?",
+]
+UPLOAD_TYPES = [".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".txt"]
+_MARKER = re.compile(r"\[(\d+)\]")
+_EMPTY_SOURCES = '<div class="pc-empty">Sources for the current answer appear here.</div>'
+
+# Scoped to the sources panel by gr.HTML; a JS template string, so no backticks or "${" here.
+SOURCES_CSS = """
+.pc-sources { font-size: 0.92rem; line-height: 1.45; }
+.pc-note { margin: 0 0 0.6rem 0; padding: 0.45rem 0.6rem; border-radius: 6px; background: var(--background-fill-secondary); }
+.pc-note.pc-warn { border-left: 4px solid #d97706; }
+.pc-card { margin: 0 0 0.8rem 0; padding: 0.6rem 0.7rem; border: 1px solid var(--border-color-primary); border-radius: 8px; }
+.pc-head { font-weight: 600; margin-bottom: 0.2rem; }
+.pc-num { display: inline-block; min-width: 1.9em; margin-right: 0.35em; padding: 0 0.3em; border-radius: 4px;
+          background: var(--color-accent-soft); color: var(--color-accent); text-align: center; font-weight: 700; }
+.pc-meta { color: var(--body-text-color-subdued); font-size: 0.85rem; margin-bottom: 0.35rem; }
+.pc-abstract { margin: 0.3rem 0 0 0; padding-left: 0.6rem; border-left: 3px solid var(--border-color-primary); white-space: pre-wrap; }
+.pc-abstract mark { background: #fde68a; color: #1f2937; padding: 0 0.1em; border-radius: 2px; }
+.pc-best { margin-top: 0.3rem; font-style: italic; }
+.pc-foot { color: var(--body-text-color-subdued); font-size: 0.8rem; margin-top: 0.4rem; }
+.pc-empty { color: var(--body-text-color-subdued); padding: 0.8rem 0; }
+"""
+
+
+# -- rendering (all untrusted text goes through _e) -------------------------------------------
+def _e(text: Any) -> str:
+    return html.escape(str(text or ""), quote=True)
+
+
+def _link(url: str, label: str) -> str:
+    """An escaped link, only for http(s) URLs (a ``javascript:`` URL becomes plain text)."""
+    if urlparse(url or "").scheme in ("http", "https"):
+        return f'<a href="{_e(url)}" target="_blank" rel="noopener noreferrer nofollow">{_e(label)}</a>'
+    return _e(label)
+
+
+def chat_text(text: str, cited: Sequence[int] = ()) -> str:
+    """Answer text for the Chatbot's markdown: HTML escaped, cited markers in bold."""
+    safe = html.escape(text or "", quote=False)
+    if cited:
+        numbers = {str(n) for n in cited}
+        safe = _MARKER.sub(lambda m: f"**[{m.group(1)}]**" if m.group(1) in numbers else m.group(0), safe)
+    return safe
+
+
+def _meta_line(authors: Sequence[str], venue: str) -> str:
+    names = ", ".join(authors[:6]) + (f" et al. ({len(authors)} authors)" if len(authors) > 6 else "")
+    return " · ".join(_e(part) for part in (names, venue) if part)
+
+
+def highlight(abstract: str, quote: str, start: int, end: int) -> str:
+    """The abstract, escaped, with the quote wrapped in ``<mark>``."""
+    if not (0 <= start < end <= len(abstract) and abstract[start:end] == quote):
+        start = abstract.find(quote) if quote else -1
+        end = start + len(quote)
+    if start < 0:
+        return f"<mark>{_e(quote)}</mark>"
+    return f"{_e(abstract[:start])}<mark>{_e(abstract[start:end])}</mark>{_e(abstract[end:])}"
+
+
+def _citation_card(citation: Citation, abstract: str | None) -> str:
+    body = highlight(abstract, citation.quote, citation.start, citation.end) if abstract else f"<mark>{_e(citation.quote)}</mark>"
+    return (
+        f'<div class="pc-card" id="pc-source-{citation.number}" data-paper-id="{_e(citation.paper_id)}">'
+        f'<div class="pc-head"><span class="pc-num">[{citation.number}]</span>{_link(citation.url, citation.title)}</div>'
+        f'<div class="pc-meta">{_meta_line(citation.authors, citation.venue)}</div>'
+        f'<div class="pc-abstract">{body}</div></div>'
+    )
+
+
+def _hit_card(hit: Hit, number: int | None) -> str:
+    num = f'<span class="pc-num">[{number}]</span>' if number is not None else ""
+    best = f'<div class="pc-best">“{_e(hit.text)}”</div>' if hit.text else ""
+    return (
+        f'<div class="pc-card" data-paper-id="{_e(hit.paper_id)}"><div class="pc-head">{num}{_link(hit.url, hit.title)}</div>'
+        f'<div class="pc-meta">{_meta_line(hit.authors, hit.venue)}</div>{best}</div>'
+    )
+
+
+def _searched(question: str, query: str) -> str:
+    if query and query != question:
+        return f'<div class="pc-note">Follow-up searched as: <b>{_e(query)}</b></div>'
+    return ""
+
+
+def hits_html(hits: Sequence[Hit], k: int, question: str = "", query: str = "") -> str:
+    """The panel while the answer is being written: the retrieved papers, numbered as the engine sees them."""
+    if not hits:
+        return '<div class="pc-sources"><div class="pc-note">No papers matched.</div></div>'
+    cards = "".join(_hit_card(h, i) for i, h in enumerate(hits[:k], 1))
+    return (f'<div class="pc-sources">{_searched(question, query)}'
+            f'<div class="pc-note">Retrieved {min(len(hits), k)} papers; writing the answer…</div>{cards}</div>')
+
+
+def answer_html(answer: Answer, abstracts: dict[str, str]) -> str:
+    """The sources panel for a finished answer: cited papers with the quote highlighted in the abstract."""
+    parts = ['<div class="pc-sources">', _searched(answer.question, answer.query)]
+    if answer.error:
+        parts.append(f'<div class="pc-note pc-warn">No answer: {_e(answer.error)}</div>')
+    elif answer.abstained:
+        parts.append('<div class="pc-note pc-warn">No answer: the indexed papers do not cover this question. Nearest papers:</div>')
+        parts.extend(_hit_card(h, None) for h in answer.hits[:5])
+    elif answer.citations:
+        parts.extend(_citation_card(c, abstracts.get(c.paper_id)) for c in answer.citations)
+    else:
+        parts.append('<div class="pc-note pc-warn">No verified citation: this answer is not grounded in the indexed abstracts.</div>')
+    total = answer.timings.get("total")
+    parts.append(f'<div class="pc-foot">engine: {_e(answer.engine or "-")}' + (f" · {total:.2f} s" if total else "") + "</div></div>")
+    return "".join(parts)
+
+
+def _error_message(exc: BaseException) -> str:
+    if isinstance(exc, PaperchatError):
+        return str(exc)
+    return (f"unexpected error ({exc.__class__.__name__}: {str(exc)[:200]}); "
+            "see the server log, then try again or restart `paperchat serve`")
+
+
+def _ui_message(message: str, path: Path) -> str:
+    """An ingest message as seen in the page: the upload's file name, the UI's option names."""
+    return (message.replace(str(path), path.name)
+            .replace("use --skip-invalid", "tick 'Skip invalid records'")
+            .replace("or --skip-invalid", "or tick 'Skip invalid records'"))
+
+
+def _error_answer(question: str, exc: BaseException, engine: str) -> Answer:
+    message = _error_message(exc)
+    return Answer(question=question, text=f"Error: {message}", error=message, engine=engine)
+
+
+def _error_chat(message: str) -> str:
+    return f"⚠️ **Could not answer.** {html.escape(message, quote=False)}"
+
+
+def _example_text(evt: gr.SelectData) -> str:
+    value = evt.value
+    return str(value.get("text", "")) if isinstance(value, dict) else str(value or "")
+
+
+# -- the app --------------------------------------------------------------------------------------
+class _Handlers:
+    """Event handlers bound to one Assistant; every handler catches its errors (no endless spinner)."""
+
+    def __init__(self, assistant: Assistant) -> None:
+        self.assistant = assistant
+
+    # header
+    def engine_label(self) -> str:
+        try:
+            return self.assistant.engine_name
+        except PaperchatError as exc:
+            return f"{self.assistant.settings.engine} (unavailable: {exc})"
+
+    def paper_count(self) -> int:
+        """Committed papers in the store (one paper chunk each)."""
+        ids = {str(meta.get("paper_id")) for _, _, meta in self.assistant.store.iter_chunks(["metadatas"], where={"kind": "paper"})}
+        return len(ids)
+
+    def header(self, engine: str | None = None) -> str:
+        try:
+            count = f"{self.paper_count():,} papers indexed"
+        except PaperchatError as exc:
+            count = f"store unavailable: {exc}"
+        except Exception as exc:  # noqa: BLE001 - the header must render whatever the store does
+            count = f"store unavailable ({exc.__class__.__name__})"
+        return (f"## paperchat\nAsk questions about research papers; answers cite the abstracts.  \n"
+                f"<small>{html.escape(count, quote=False)} · engine: **{html.escape(engine or self.engine_label(), quote=False)}**</small>")
+
+    # answering
+    def _abstracts(self, answer: Answer) -> dict[str, str]:
+        out = {}
+        for citation in answer.citations:
+            paper = self.assistant.paper(citation.paper_id)
+            if paper is not None:
+                out[citation.paper_id] = paper.abstract
+        return out
+
+    def _final(self, answer: Answer) -> tuple[str, str]:
+        """(chat markdown, sources HTML) for a finished answer."""
+        if answer.error:
+            return _error_chat(answer.error), answer_html(answer, {})
+        body = chat_text(answer.text, [c.number for c in answer.citations])
+        if answer.query and answer.query != answer.question:
+            body = f"<small>🔎 searched: {html.escape(answer.query, quote=False)}</small>\n\n{body}"
+        try:
+            abstracts = self._abstracts(answer)
+        except Exception:  # noqa: BLE001 - show the quotes alone
+            log.exception("reading abstracts for the sources panel failed")
+            abstracts = {}
+        return body, answer_html(answer, abstracts)
+
+    def respond(self, message: str, chat: list[dict[str, Any]] | None, history: list[dict[str, str]] | None) -> Iterator[tuple[Any, ...]]:
+        """Stream one answer into the chat: (textbox, chat, sources, history, header) per update."""
+        question = (message or "").strip()
+        chat = list(chat or [])
+        history = list(history or [])
+        if not question:
+            yield gr.skip(), gr.skip(), gr.skip(), gr.skip(), gr.skip()
+            return
+        chat += [{"role": "user", "content": html.escape(question, quote=False)}, {"role": "assistant", "content": "…"}]
+        yield "", chat, '<div class="pc-empty">Searching the papers…</div>', gr.skip(), gr.skip()
+        hits: list[Hit] = []
+        text = ""
+        answer: Answer | None = None
+        try:
+            for kind, payload in self.assistant.stream_events(question, history):
+                if kind == "hits":
+                    hits = payload
+                    yield gr.skip(), gr.skip(), hits_html(hits, self.assistant.settings.k), gr.skip(), gr.skip()
+                elif kind == "delta":
+                    text += payload
+                    chat[-1] = {"role": "assistant", "content": chat_text(text) + " ▌"}
+                    yield gr.skip(), chat, gr.skip(), gr.skip(), gr.skip()
+                elif kind == "answer":
+                    answer = payload
+        except Exception as exc:  # noqa: BLE001 - any failure becomes a chat message
+            log.exception("answering %r failed", question)
+            answer = _error_answer(question, exc, self.assistant.settings.engine)
+        if answer is None:
+            answer = _error_answer(question, RuntimeError("the assistant returned no answer"), self.assistant.settings.engine)
+        body, sources = self._final(answer)
+        chat[-1] = {"role": "assistant", "content": body}
+        if not answer.error:
+            history += [{"role": "user", "content": question}, {"role": "assistant", "content": answer.text}]
+        yield gr.skip(), chat, sources, history, self.header(answer.engine or None)
+
+    def chat_api(self, message: str, history: list[dict[str, str]] | None = None,
+                 state: list[dict[str, str]] | None = None) -> tuple[dict[str, Any], list[dict[str, str]]]:
+        """Answer ``message`` and return ``Answer.to_dict()``.
+
+        ``history`` (a list of ``{"role", "content"}`` messages) is optional; without it the
+        conversation of this client session is used, so follow-ups work.
+        """
+        question = str(message or "")
+        past = list(history) if isinstance(history, list) else list(state or [])
+        try:
+            answer = self.assistant.ask(question, past)
+        except Exception as exc:  # noqa: BLE001 - the API returns the error in the same shape
+            log.exception("API answer to %r failed", question)
+            answer = _error_answer(question, exc, self.assistant.settings.engine)
+        if answer.error is None:
+            past += [{"role": "user", "content": answer.question}, {"role": "assistant", "content": answer.text}]
+        return answer.to_dict(), past
+
+    # uploads
+    def upload(self, file: str | None, skip_invalid: bool = False) -> tuple[str, dict[str, Any], str]:
+        """Add the papers in an uploaded file: (status markdown, report dict, header).
+
+        The file is validated completely before anything is written (as ``paperchat ingest``):
+        an invalid file changes nothing; with ``skip_invalid`` the valid records are added.
+        """
+        from ingest.pipeline import ingest
+
+        if not file:
+            result = {"ok": False, "error": "no file", "papers": self._safe_count()}
+            return "Choose a paper file first (JSONL, JSON, CSV or TXT).", result, self.header()
+        path = Path(file)
+        try:
+            report = ingest([path], self.assistant.settings, store=self.assistant.store,
+                            skip_invalid=bool(skip_invalid), progress=False)
+        except Exception as exc:  # noqa: BLE001 - InputError one-liners and anything else go to the page
+            if not isinstance(exc, PaperchatError):
+                log.exception("ingesting %s failed", path)
+            message = _ui_message(_error_message(exc), path)
+            prefix = "Not added, the file is invalid" if isinstance(exc, InputError) else "Not added"
+            result = {"ok": False, "error": message, "papers": self._safe_count()}
+            return f"❌ **{prefix}:** {html.escape(message, quote=False)}", result, self.header()
+        problems = [_ui_message(str(p), path) for p in report.problems]
+        result = {"ok": True, "error": None, "added": report.added, "updated": report.updated,
+                  "unchanged": report.unchanged, "skipped": problems, "summary": str(report), "papers": self._safe_count()}
+        status = (f"✅ {html.escape(path.name, quote=False)}: {html.escape(str(report), quote=False)}. "
+                  f"{result['papers']} papers indexed.")
+        status += "".join(f"\n- skipped {html.escape(p, quote=False)}" for p in problems[:20])
+        return status, result, self.header()
+
+    def _safe_count(self) -> int | None:
+        try:
+            return self.paper_count()
+        except Exception:  # noqa: BLE001
+            return None
+
+
+def create_app(assistant: Assistant) -> gr.Blocks:
+    """Build the chat app for ``assistant`` (not launched; see ``serve``)."""
+    h = _Handlers(assistant)
+    with gr.Blocks(title="paperchat", analytics_enabled=False, fill_width=False) as demo:
+        header = gr.Markdown(h.header(), elem_id="pc-header", label="header")
+        history = gr.State([])
+        with gr.Row(equal_height=False):
+            with gr.Column(scale=3, min_width=380):
+                chat = gr.Chatbot(
+                    label="Chat", elem_id="pc-chat", height=560, sanitize_html=True, allow_tags=False,
+                    render_markdown=True, feedback_options=None, buttons=["copy"],
+                    placeholder="Ask about the indexed papers. Answers quote the abstracts and cite them as [1], [2], …",
+                    examples=[{"text": q} for q in EXAMPLES],
+                )
+                with gr.Row():
+                    question = gr.Textbox(placeholder="Ask a question about the papers…", show_label=False,
+                                          elem_id="pc-question", scale=5, max_lines=4, autofocus=True)
+                    ask = gr.Button("Ask", variant="primary", elem_id="pc-ask", scale=1, min_width=80)
+                clear = gr.Button("New conversation", variant="secondary", elem_id="pc-clear", size="sm")
+            with gr.Column(scale=2, min_width=320):
+                gr.Markdown("### Sources")
+                sources = gr.HTML(_EMPTY_SOURCES, elem_id="pc-sources", css_template=SOURCES_CSS, js_on_load=None,
+                                  max_height=640, padding=True)
+        with gr.Accordion("Add papers", open=False, elem_id="pc-add"):
+            gr.Markdown("Upload a paper list: JSONL or a JSON array (fields `abstract`, optional `id`, `title`, "
+                        "`authors`, `url`, `venue`), CSV with an `abstract` column, or TXT with blank-line separated "
+                        "abstracts. The file is checked completely before anything is added.")
+            with gr.Row():
+                upload_file = gr.File(label="Paper file", file_types=UPLOAD_TYPES, type="filepath", elem_id="pc-upload", scale=3)
+                with gr.Column(scale=1, min_width=160):
+                    skip_invalid = gr.Checkbox(False, label="Skip invalid records", elem_id="pc-skip-invalid")
+                    add = gr.Button("Add papers", elem_id="pc-add-btn", variant="primary")
+            upload_status = gr.Markdown(elem_id="pc-upload-status", label="status")
+            upload_report = gr.JSON(visible=False, label="report")
+
+        stream_io = dict(inputs=[question, chat, history], outputs=[question, chat, sources, history, header],
+                         concurrency_id="answer", concurrency_limit=2)
+        question.submit(h.respond, api_visibility="private", **stream_io)
+        ask.click(h.respond, api_visibility="private", **stream_io)
+        chat.example_select(_example_text, None, question, api_visibility="private",
+                            queue=False).then(h.respond, api_visibility="private", **stream_io)
+
+        def reset() -> tuple[list[Any], list[Any], str, str]:
+            return [], [], _EMPTY_SOURCES, ""
+
+        clear.click(reset, None, [chat, history, sources, question], queue=False, api_visibility="private")
+        chat.clear(reset, None, [chat, history, sources, question], queue=False, api_visibility="private")
+        add.click(h.upload, [upload_file, skip_invalid], [upload_status, upload_report, header], api_name="upload",
+                  concurrency_id="ingest", concurrency_limit=1)
+        demo.load(h.header, None, header, api_visibility="private", queue=False)
+
+        # scripted access: Client(url).predict(message, api_name="/chat") -> Answer.to_dict()
+        api_state = gr.State([])
+        api_message = gr.Textbox(visible=False, label="message")
+        api_history = gr.JSON(visible=False, label="history")
+        api_answer = gr.JSON(visible=False, label="answer")
+        api_message.submit(h.chat_api, [api_message, api_history, api_state], [api_answer, api_state],
+                           api_name="chat", concurrency_id="answer", concurrency_limit=2)
+    return demo
+
+
+# -- serving ---------------------------------------------------------------------------------------
+def parse_auth(auth: str | tuple[str, str] | None) -> tuple[str, str] | None:
+    """``"USER:PASS"`` (or a tuple) -> ``(user, password)``; raises ``PaperchatError`` if malformed."""
+    if auth is None or isinstance(auth, tuple):
+        return auth
+    user, sep, password = str(auth).partition(":")
+    if not sep or not user or not password:
+        raise PaperchatError("--auth must be USER:PASS with a non-empty user and password, e.g. --auth alice:s3cret")
+    return user, password
+
+
+def _sigterm_to_interrupt() -> None:
+    if sys.platform != "win32":
+        try:
+            signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+        except ValueError:  # not in the main thread
+            pass
+
+
+def serve(settings: Settings | None = None, host: str = "127.0.0.1", port: int = 7860,
+          auth: str | tuple[str, str] | None = None, share: bool = False) -> int:
+    """Run the browser chat until interrupted; returns the exit code.
+
+    Builds the Assistant (ingesting the bundled corpus into an empty store), then serves on
+    ``host:port``. Nothing calls the network: no analytics, no share link unless ``share``.
+    """
+    credentials = parse_auth(auth)
+    announce = lambda msg: print(msg, file=sys.stderr, flush=True)  # noqa: E731
+    assistant = Assistant(settings or Settings(), announce=announce)
+    app = create_app(assistant)
+    if host not in ("127.0.0.1", "localhost", "::1") and credentials is None:
+        announce(f"warning: serving on {host} without --auth: anyone who can reach this port can use the chat and upload papers")
+    _sigterm_to_interrupt()
+    app.queue(default_concurrency_limit=2)
+    try:
+        app.launch(
+            server_name=host, server_port=port, auth=credentials, share=share, inbrowser=False,
+            prevent_thread_lock=True, show_error=False, quiet=False, ssr_mode=False, mcp_server=False, pwa=False,
+            enable_monitoring=False, run_history=False, footer_links=["api", "settings"],
+            max_file_size="50mb", auth_message="paperchat: log in with the --auth credentials",
+        )
+    except OSError as exc:
+        app.close()
+        raise PaperchatError(f"cannot serve on {host}:{port} ({str(exc).split('. ')[0]}); "
+                             "choose another --port or stop the process using it") from None
+    try:
+        app.block_thread()  # returns on Ctrl-C or SIGTERM
+    finally:
+        app.close()
+    return 0
