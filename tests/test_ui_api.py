@@ -1,4 +1,4 @@
-"""The Gradio server's scripted API, driven with gradio_client against a real ``paperchat serve``."""
+"""The UI's handlers (fast, with a scripted Assistant) and the real server's API, driven with gradio_client."""
 
 from __future__ import annotations
 
@@ -6,14 +6,18 @@ import json
 import urllib.error
 import urllib.request
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any, Iterator
 
 import pytest
-from ui_server import SEED, Server, launch_server, start_server, stop_all, wait_ready
+from ui_server import SEED, Server, launch_server, start_server, stop_all, wait_ready  # first: offline environment
 
+import gradio as gr
+from assistant.types import Answer, Citation, Hit
 from gradio_client import Client, handle_file
-
-pytestmark = pytest.mark.slow
+from gradio_client.exceptions import AuthenticationError
+from ui.app import _Handlers, answer_html, chat_text, hits_html
+from vectorstore.errors import StoreError
 
 NESTER = "icml2025-44081"
 AUTH = ("alice", "s3cret-pass")
@@ -35,6 +39,118 @@ def _abstracts() -> dict[str, str]:
     return {rec["id"]: rec["abstract"] for rec in records}
 
 
+# -- handlers, with a scripted Assistant (no server) ------------------------------------------------
+EVIL = '<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">'
+ABSTRACT = f"Intro sentence. The quoted claim {EVIL} holds. Closing sentence."
+QUOTE = f"The quoted claim {EVIL} holds."
+
+
+class ScriptedAssistant:
+    """Just the public surface the UI uses, replaying fixed events."""
+
+    def __init__(self, events: list[tuple[str, Any]] | None = None, fail: Exception | None = None) -> None:
+        self.events = events or []
+        self.fail = fail
+        self.settings = SimpleNamespace(k=5, engine="extractive")
+        self.store = SimpleNamespace(iter_chunks=lambda include, where=None: iter([("c0", None, {"paper_id": "p1"})]))
+        self.engine_name = "scripted"
+        self.histories: list[list[dict[str, str]]] = []
+
+    def stream_events(self, question: str, history: Any = None) -> Iterator[tuple[str, Any]]:
+        self.histories.append(list(history or []))
+        for event in self.events:
+            yield event
+        if self.fail is not None:
+            raise self.fail
+
+    def ask(self, question: str, history: Any = None) -> Answer:
+        return next(p for kind, p in self.stream_events(question, history) if kind == "answer")
+
+    def paper(self, paper_id: str) -> Any:
+        return SimpleNamespace(abstract=ABSTRACT) if paper_id == "p1" else None
+
+
+def _hit(**kw: Any) -> Hit:
+    return Hit(**{"paper_id": "p1", "title": f"Title {EVIL}", "url": "https://example.org/p1", "authors": [EVIL],
+                  "score": 1.0, "text": QUOTE, **kw})
+
+
+def _answer(**kw: Any) -> Answer:
+    citation = Citation(number=1, paper_id="p1", title=f"Title {EVIL}", url="javascript:alert(1)", authors=["A. Author"],
+                        venue="V", quote=QUOTE, start=ABSTRACT.index(QUOTE), end=ABSTRACT.index(QUOTE) + len(QUOTE))
+    return Answer(**{"question": "q?", "text": f"Claim {EVIL} [1]", "citations": [citation], "grounded": True,
+                     "query": "q?", "hits": [_hit()], "engine": "scripted", "timings": {"total": 0.5}, **kw})
+
+
+def _inert(markup: str) -> bool:
+    """No live tag or javascript: URL from the data (escaped text is fine)."""
+    return "<script" not in markup and "<img" not in markup and "javascript:" not in markup
+
+
+def test_sources_appear_before_the_text_and_everything_is_escaped() -> None:
+    assistant = ScriptedAssistant([("hits", [_hit()]), ("delta", f"Claim {EVIL}"), ("delta", " [1]"), ("answer", _answer())])
+    updates = list(_Handlers(assistant).respond("q?", [], []))
+    _, after_hits, after_delta, *_, final = updates
+    sources = after_hits[2]
+    assert "Retrieved 1 papers" in sources and "Title &lt;script&gt;" in sources and _inert(sources)
+    assert after_hits[1] == gr.skip()  # the papers are shown before any text
+    assert "&lt;script&gt;" in after_delta[1][-1]["content"] and "<script" not in after_delta[1][-1]["content"]
+    chat, panel, history = final[1], final[2], final[3]
+    assert chat[-1]["content"].startswith("Claim &lt;script&gt;") and "**[1]**" in chat[-1]["content"]
+    assert "<mark>The quoted claim &lt;script&gt;" in panel and "Intro sentence. <mark>" in panel
+    assert _inert(panel) and "<a " not in panel  # javascript: URL is not linked
+    assert history == [{"role": "user", "content": "q?"}, {"role": "assistant", "content": f"Claim {EVIL} [1]"}]
+
+
+def test_assistant_exceptions_become_a_chat_message() -> None:
+    message = "Chroma server at http://127.0.0.1:9 is unreachable (ConnectError); start it with `chroma run ...`"
+    assistant = ScriptedAssistant([("hits", [])], fail=StoreError(message))
+    *_, final = _Handlers(assistant).respond("q?", [], [])
+    assert "Could not answer" in final[1][-1]["content"] and "start it with" in final[1][-1]["content"]
+    assert "No answer" in final[2]
+    assert final[3] == []  # a failed turn is not added to the conversation
+
+
+def test_answer_error_is_shown_with_its_fix() -> None:
+    error = "LLM server at http://127.0.0.1:9/v1 timed out after 60s; check that it is running or raise --timeout"
+    assistant = ScriptedAssistant([("hits", [_hit()]), ("answer", _answer(text=f"Error: {error}", citations=[], error=error))])
+    *_, final = _Handlers(assistant).respond("q?", [], [])
+    assert final[1][-1]["content"] == f"**Could not answer:** {error}"
+
+
+def test_unexpected_exception_does_not_hang() -> None:
+    *_, final = _Handlers(ScriptedAssistant(fail=RuntimeError("boom"))).respond("q?", [], [])
+    assert "unexpected error (RuntimeError: boom)" in final[1][-1]["content"]
+
+
+def test_abstention_lists_the_nearest_papers() -> None:
+    answer = _answer(text="The indexed papers do not cover this question.", citations=[], abstained=True)
+    panel = answer_html(answer, {})
+    assert "do not cover this question" in panel and "Title &lt;script&gt;" in panel and _inert(panel)
+
+
+def test_follow_up_query_is_shown() -> None:
+    answer = _answer(question="And its results?", query="Nester type inference results")
+    assert "Follow-up searched as: <b>Nester type inference results</b>" in answer_html(answer, {"p1": ABSTRACT})
+
+
+def test_chat_api_keeps_the_session_conversation() -> None:
+    assistant = ScriptedAssistant([("answer", _answer())])
+    handlers = _Handlers(assistant)
+    first, state = handlers.chat_api("q?", None, [])
+    assert first["citations"][0]["paper_id"] == "p1" and first["text"] == f"Claim {EVIL} [1]"
+    handlers.chat_api("follow-up?", None, state)
+    assert assistant.histories[-1] == [{"role": "user", "content": "q?"}, {"role": "assistant", "content": first["text"]}]
+    handlers.chat_api("fresh", [], state)  # an explicit (empty) history wins over the session's
+    assert assistant.histories[-1] == []
+
+
+def test_chat_text_escapes_markup_and_bolds_cited_markers() -> None:
+    assert chat_text("<b>x</b> [1] [2]", [1]) == "&lt;b&gt;x&lt;/b&gt; **[1]** [2]"
+    assert _inert(hits_html([_hit(url="javascript:alert(1)")], 5))
+
+
+# -- the real server ---------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Server]]:
     """The server under test (empty store: it ingests the bundled corpus) and, booting alongside, one with --auth."""
@@ -64,6 +180,7 @@ def _papers(client: Client) -> int:
     return int(report["papers"])
 
 
+@pytest.mark.slow
 def test_cited_answer_has_the_python_api_shape(url: str) -> None:
     answer = _client(url).predict("What is Nester?", api_name="/chat")
     assert set(answer) >= {"question", "text", "citations", "abstained", "query", "hits", "engine", "timings", "error"}
@@ -76,6 +193,7 @@ def test_cited_answer_has_the_python_api_shape(url: str) -> None:
     assert answer["hits"] and answer["timings"]["total"] > 0
 
 
+@pytest.mark.slow
 def test_follow_up_uses_the_session_history(url: str) -> None:
     client = _client(url)  # a new session: its own conversation
     client.predict("Is there a paper on neuro-symbolic type inference?", api_name="/chat")
@@ -84,6 +202,7 @@ def test_follow_up_uses_the_session_history(url: str) -> None:
     assert NESTER in [c["paper_id"] for c in answer["citations"]]
 
 
+@pytest.mark.slow
 def test_follow_up_with_explicit_history(url: str) -> None:
     history = [{"role": "user", "content": "Is there a paper on neuro-symbolic type inference?"},
                {"role": "assistant", "content": "Yes: Dataflow-Guided Neuro-Symbolic Language Models for Type Inference [1]"}]
@@ -92,6 +211,7 @@ def test_follow_up_with_explicit_history(url: str) -> None:
     assert NESTER in [c["paper_id"] for c in answer["citations"]]
 
 
+@pytest.mark.slow
 def test_abstains_when_no_paper_covers_the_question(url: str) -> None:
     answer = _client(url).predict("Which paper studies robot grasping with tactile sensors?", api_name="/chat")
     assert answer["abstained"] is True
@@ -99,6 +219,7 @@ def test_abstains_when_no_paper_covers_the_question(url: str) -> None:
     assert answer["hits"], "an abstention still lists the nearest papers"
 
 
+@pytest.mark.slow
 def test_upload_adds_a_paper_that_can_be_cited(url: str, tmp_path: Path) -> None:
     client = _client(url)
     before = _papers(client)
@@ -111,6 +232,7 @@ def test_upload_adds_a_paper_that_can_be_cited(url: str, tmp_path: Path) -> None
     assert [c["paper_id"] for c in answer["citations"]][:1] == [NEW_PAPER["id"]]
 
 
+@pytest.mark.slow
 def test_bad_upload_shows_the_error_and_changes_nothing(url: str, tmp_path: Path) -> None:
     client = _client(url)
     before = _papers(client)
@@ -123,12 +245,16 @@ def test_bad_upload_shows_the_error_and_changes_nothing(url: str, tmp_path: Path
     assert report["papers"] == before == _papers(client)
 
 
+@pytest.mark.slow
 def test_auth_protects_the_ui_and_the_api(servers: dict[str, Server]) -> None:
     server = wait_ready(servers["auth"])
-    with pytest.raises(Exception):
+    with pytest.raises(AuthenticationError, match="credentials were not provided"):
         _client(server.url)
-    with pytest.raises(urllib.error.HTTPError) as info:
-        urllib.request.urlopen(server.url + "gradio_api/info", timeout=10)
-    assert info.value.code == 401
+    with pytest.raises(ValueError, match="Could not login"):
+        _client(server.url, auth=(AUTH[0], "wrong"))
+    for path in ("gradio_api/info", "config"):
+        with pytest.raises(urllib.error.HTTPError) as info:
+            urllib.request.urlopen(server.url + path, timeout=10)
+        assert info.value.code == 401
     client = _client(server.url, auth=AUTH)
     assert "/chat" in client.view_api(print_info=False, return_format="dict")["named_endpoints"]

@@ -9,6 +9,7 @@ containing ``<script>`` shows as text. Scripted access: ``/chat`` returns ``Answ
 from __future__ import annotations
 
 import html
+import json
 import logging
 import re
 import signal
@@ -116,13 +117,13 @@ def _searched(question: str, query: str) -> str:
     return ""
 
 
-def hits_html(hits: Sequence[Hit], k: int, question: str = "", query: str = "") -> str:
+def hits_html(hits: Sequence[Hit], k: int) -> str:
     """The panel while the answer is being written: the retrieved papers, numbered as the engine sees them."""
     if not hits:
         return '<div class="pc-sources"><div class="pc-note">No papers matched.</div></div>'
     cards = "".join(_hit_card(h, i) for i, h in enumerate(hits[:k], 1))
-    return (f'<div class="pc-sources">{_searched(question, query)}'
-            f'<div class="pc-note">Retrieved {min(len(hits), k)} papers; writing the answer…</div>{cards}</div>')
+    return (f'<div class="pc-sources"><div class="pc-note">Retrieved {min(len(hits), k)} papers; '
+            f'writing the answer…</div>{cards}</div>')
 
 
 def answer_html(answer: Answer, abstracts: dict[str, str]) -> str:
@@ -162,7 +163,7 @@ def _error_answer(question: str, exc: BaseException, engine: str) -> Answer:
 
 
 def _error_chat(message: str) -> str:
-    return f"⚠️ **Could not answer.** {html.escape(message, quote=False)}"
+    return f"**Could not answer:** {html.escape(message, quote=False)}"
 
 
 def _example_text(evt: gr.SelectData) -> str:
@@ -181,15 +182,15 @@ class _Handlers:
     def engine_label(self) -> str:
         try:
             return self.assistant.engine_name
-        except PaperchatError as exc:
-            return f"{self.assistant.settings.engine} (unavailable: {exc})"
+        except Exception as exc:  # noqa: BLE001 - e.g. the local model is missing: say so, keep serving
+            return f"{self.assistant.settings.engine} (unavailable: {_error_message(exc)})"
 
     def paper_count(self) -> int:
         """Committed papers in the store (one paper chunk each)."""
         ids = {str(meta.get("paper_id")) for _, _, meta in self.assistant.store.iter_chunks(["metadatas"], where={"kind": "paper"})}
         return len(ids)
 
-    def header(self, engine: str | None = None) -> str:
+    def header(self) -> str:
         try:
             count = f"{self.paper_count():,} papers indexed"
         except PaperchatError as exc:
@@ -197,7 +198,7 @@ class _Handlers:
         except Exception as exc:  # noqa: BLE001 - the header must render whatever the store does
             count = f"store unavailable ({exc.__class__.__name__})"
         return (f"## paperchat\nAsk questions about research papers; answers cite the abstracts.  \n"
-                f"<small>{html.escape(count, quote=False)} · engine: **{html.escape(engine or self.engine_label(), quote=False)}**</small>")
+                f"<small>{html.escape(count, quote=False)} · engine: **{html.escape(self.engine_label(), quote=False)}**</small>")
 
     # answering
     def _abstracts(self, answer: Answer) -> dict[str, str]:
@@ -214,7 +215,7 @@ class _Handlers:
             return _error_chat(answer.error), answer_html(answer, {})
         body = chat_text(answer.text, [c.number for c in answer.citations])
         if answer.query and answer.query != answer.question:
-            body = f"<small>🔎 searched: {html.escape(answer.query, quote=False)}</small>\n\n{body}"
+            body = f"<small>Searched for: {html.escape(answer.query, quote=False)}</small>\n\n{body}"
         try:
             abstracts = self._abstracts(answer)
         except Exception:  # noqa: BLE001 - show the quotes alone
@@ -223,27 +224,29 @@ class _Handlers:
         return body, answer_html(answer, abstracts)
 
     def respond(self, message: str, chat: list[dict[str, Any]] | None, history: list[dict[str, str]] | None) -> Iterator[tuple[Any, ...]]:
-        """Stream one answer into the chat: (textbox, chat, sources, history, header) per update."""
+        """Stream one answer into the chat: (textbox, chat, sources, history) per update.
+
+        The retrieved papers fill the sources panel as soon as retrieval is done; the text
+        follows as it is produced; the final update shows the verified citations.
+        """
         question = (message or "").strip()
         chat = list(chat or [])
         history = list(history or [])
         if not question:
-            yield gr.skip(), gr.skip(), gr.skip(), gr.skip(), gr.skip()
+            yield gr.skip(), gr.skip(), gr.skip(), gr.skip()
             return
         chat += [{"role": "user", "content": html.escape(question, quote=False)}, {"role": "assistant", "content": "…"}]
-        yield "", chat, '<div class="pc-empty">Searching the papers…</div>', gr.skip(), gr.skip()
-        hits: list[Hit] = []
+        yield "", chat, '<div class="pc-empty">Searching the papers…</div>', gr.skip()
         text = ""
         answer: Answer | None = None
         try:
             for kind, payload in self.assistant.stream_events(question, history):
                 if kind == "hits":
-                    hits = payload
-                    yield gr.skip(), gr.skip(), hits_html(hits, self.assistant.settings.k), gr.skip(), gr.skip()
+                    yield gr.skip(), gr.skip(), hits_html(payload, self.assistant.settings.k), gr.skip()
                 elif kind == "delta":
                     text += payload
                     chat[-1] = {"role": "assistant", "content": chat_text(text) + " ▌"}
-                    yield gr.skip(), chat, gr.skip(), gr.skip(), gr.skip()
+                    yield gr.skip(), chat, gr.skip(), gr.skip()
                 elif kind == "answer":
                     answer = payload
         except Exception as exc:  # noqa: BLE001 - any failure becomes a chat message
@@ -255,7 +258,7 @@ class _Handlers:
         chat[-1] = {"role": "assistant", "content": body}
         if not answer.error:
             history += [{"role": "user", "content": question}, {"role": "assistant", "content": answer.text}]
-        yield gr.skip(), chat, sources, history, self.header(answer.engine or None)
+        yield gr.skip(), chat, sources, history
 
     def chat_api(self, message: str, history: list[dict[str, str]] | None = None,
                  state: list[dict[str, str]] | None = None) -> tuple[dict[str, Any], list[dict[str, str]]]:
@@ -265,6 +268,11 @@ class _Handlers:
         conversation of this client session is used, so follow-ups work.
         """
         question = str(message or "")
+        if isinstance(history, str):  # a JSON-encoded list is accepted too
+            try:
+                history = json.loads(history)
+            except ValueError:
+                history = None
         past = list(history) if isinstance(history, list) else list(state or [])
         try:
             answer = self.assistant.ask(question, past)
@@ -297,11 +305,11 @@ class _Handlers:
             message = _ui_message(_error_message(exc), path)
             prefix = "Not added, the file is invalid" if isinstance(exc, InputError) else "Not added"
             result = {"ok": False, "error": message, "papers": self._safe_count()}
-            return f"❌ **{prefix}:** {html.escape(message, quote=False)}", result, self.header()
+            return f"**{prefix}:** {html.escape(message, quote=False)}", result, self.header()
         problems = [_ui_message(str(p), path) for p in report.problems]
         result = {"ok": True, "error": None, "added": report.added, "updated": report.updated,
                   "unchanged": report.unchanged, "skipped": problems, "summary": str(report), "papers": self._safe_count()}
-        status = (f"✅ {html.escape(path.name, quote=False)}: {html.escape(str(report), quote=False)}. "
+        status = (f"**Added** {html.escape(path.name, quote=False)}: {html.escape(str(report), quote=False)}. "
                   f"{result['papers']} papers indexed.")
         status += "".join(f"\n- skipped {html.escape(p, quote=False)}" for p in problems[:20])
         return status, result, self.header()
@@ -322,7 +330,7 @@ def create_app(assistant: Assistant) -> gr.Blocks:
         with gr.Row(equal_height=False):
             with gr.Column(scale=3, min_width=380):
                 chat = gr.Chatbot(
-                    label="Chat", elem_id="pc-chat", height=560, sanitize_html=True, allow_tags=False,
+                    label="Chat", show_label=False, elem_id="pc-chat", height=560, sanitize_html=True, allow_tags=False,
                     render_markdown=True, feedback_options=None, buttons=["copy"],
                     placeholder="Ask about the indexed papers. Answers quote the abstracts and cite them as [1], [2], …",
                     examples=[{"text": q} for q in EXAMPLES],
@@ -348,7 +356,7 @@ def create_app(assistant: Assistant) -> gr.Blocks:
             upload_status = gr.Markdown(elem_id="pc-upload-status", label="status")
             upload_report = gr.JSON(visible=False, label="report")
 
-        stream_io = dict(inputs=[question, chat, history], outputs=[question, chat, sources, history, header],
+        stream_io = dict(inputs=[question, chat, history], outputs=[question, chat, sources, history],
                          concurrency_id="answer", concurrency_limit=2)
         question.submit(h.respond, api_visibility="private", **stream_io)
         ask.click(h.respond, api_visibility="private", **stream_io)
@@ -385,12 +393,16 @@ def parse_auth(auth: str | tuple[str, str] | None) -> tuple[str, str] | None:
     return user, password
 
 
+def _interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
+
+
 def _sigterm_to_interrupt() -> None:
-    if sys.platform != "win32":
-        try:
-            signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
-        except ValueError:  # not in the main thread
-            pass
+    """Shut down cleanly on SIGTERM (service managers, test teardown) as on Ctrl-C."""
+    try:
+        signal.signal(signal.SIGTERM, _interrupt)
+    except (ValueError, AttributeError):  # not the main thread / no SIGTERM
+        pass
 
 
 def serve(settings: Settings | None = None, host: str = "127.0.0.1", port: int = 7860,
@@ -417,8 +429,9 @@ def serve(settings: Settings | None = None, host: str = "127.0.0.1", port: int =
         )
     except OSError as exc:
         app.close()
-        raise PaperchatError(f"cannot serve on {host}:{port} ({str(exc).split('. ')[0]}); "
-                             "choose another --port or stop the process using it") from None
+        reason = "the port is in use" if "empty port" in str(exc) else str(exc).split(". ")[0]
+        raise PaperchatError(f"cannot serve on {host}:{port}: {reason}; choose another --port "
+                             "or stop the process using it") from None
     try:
         app.block_thread()  # returns on Ctrl-C or SIGTERM
     finally:
