@@ -103,7 +103,12 @@ class Assistant:
         return self.store.paper(paper_id)
 
     def count(self) -> int:
+        """Number of chunks in the store."""
         return self.store.count()
+
+    def paper_count(self) -> int:
+        """Number of papers in the store."""
+        return self.store.paper_count()
 
     # -- answering ----------------------------------------------------------------------------------
     def ask(self, question: str, history: Sequence[Mapping[str, str]] | None = None) -> Answer:
@@ -118,8 +123,8 @@ class Assistant:
     def stream(self, question: str, history: Sequence[Mapping[str, str]] | None = None) -> Iterator[str | Answer]:
         """Yield the answer text as it is produced (``str`` deltas), then the final verified ``Answer``.
 
-        The first item may be an ``Answer`` with ``text == ""`` carrying the retrieved ``hits``
-        only when ``preview=True`` is requested via ``stream_events``; plain ``stream`` yields text then Answer.
+        While streaming, markers ``[n]`` refer to the n-th retrieved paper; the final ``Answer``
+        carries the verified text, renumbered to match ``Answer.citations``.
         """
         for kind, payload in self.stream_events(question, history):
             if kind in ("delta", "answer"):

@@ -187,8 +187,7 @@ class _Handlers:
 
     def paper_count(self) -> int:
         """Committed papers in the store (one paper chunk each)."""
-        ids = {str(meta.get("paper_id")) for _, _, meta in self.assistant.store.iter_chunks(["metadatas"], where={"kind": "paper"})}
-        return len(ids)
+        return self.assistant.paper_count()
 
     def header(self) -> str:
         try:

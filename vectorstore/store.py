@@ -168,7 +168,12 @@ class PaperStore:
 
     # -- reads ------------------------------------------------------------------------------
     def count(self) -> int:
+        """Number of chunks (paper and sentence chunks)."""
         return int(self._call("count"))
+
+    def paper_count(self) -> int:
+        """Number of complete papers."""
+        return sum(1 for _ in self.iter_chunks([], {"kind": "paper"}))
 
     def iter_chunks(self, include: list[str], where: dict[str, Any] | None = None) -> Iterator[tuple[str, str | None, dict[str, Any]]]:
         """(id, document, metadata) for every chunk, paged."""
