@@ -1,0 +1,101 @@
+"""Property-based tests (hypothesis) for the parsers, title derivation, chunker and citation checker."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from assistant.grounding import Source, verify
+from ingest.chunking import sentence_spans
+from ingest.records import parse_file
+from ingest.titles import derive_title
+from vectorstore.errors import InputError
+
+text = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=600)
+prose = st.lists(
+    st.one_of(st.sampled_from(["We", "propose", "Nester,", "a", "model.", "e.g.", "$x.y$", "(GINNs)", "3.5", "It", "works!",
+                               "introduce", "the", "MICE", "method", "?", "\n", "  ", "“quote”", "[1]", "i.e.", "Fig.", "1."]),
+              st.text(max_size=12)),
+    max_size=80,
+).map(" ".join)
+
+
+@given(st.one_of(text, prose))
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+def test_sentence_spans_lie_inside_the_text_in_order(abstract: str):
+    spans = sentence_spans(abstract)
+    previous_end = 0
+    for span in spans:
+        assert 0 <= previous_end <= span.start < span.end <= len(abstract)
+        piece = abstract[span.start : span.end]
+        assert piece == piece.strip() and piece
+        previous_end = span.end
+    # nothing but whitespace is lost between sentences
+    covered = "".join(abstract[s.start : s.end] for s in spans)
+    assert re.sub(r"\s", "", covered) == re.sub(r"\s", "", abstract)
+
+
+@given(st.one_of(text, prose))
+@settings(max_examples=300)
+def test_derived_title_is_short_and_nonempty(abstract: str):
+    title = derive_title(abstract)
+    assert title and len(title.split()) <= 16 and "\n" not in title
+
+
+abstracts = st.lists(prose.filter(lambda s: s.strip()), min_size=1, max_size=3)
+
+
+@given(abstracts, st.text(max_size=300), st.lists(st.integers(-3, 12), max_size=6))
+@settings(max_examples=300)
+def test_every_accepted_quote_is_in_its_abstract(texts: list[str], answer: str, markers: list[int]):
+    sources = [Source(i + 1, f"p{i}", f"T{i}", t) for i, t in enumerate(texts)]
+    answer = answer + " " + " ".join(f"[{m}]" for m in markers)
+    cleaned, citations = verify(answer, sources)
+    by_id = {s.paper_id: s.abstract for s in sources}
+    assert [c.number for c in citations] == list(range(1, len(citations) + 1))
+    for c in citations:
+        assert c.quote and c.quote in by_id[c.paper_id] and by_id[c.paper_id][c.start : c.end] == c.quote
+        assert f"[{c.number}]" in cleaned
+    for number in re.findall(r"\[(\d+)\]", cleaned):
+        assert 1 <= int(number) <= len(citations)
+
+
+records = st.lists(
+    st.fixed_dictionaries({"id": st.text(min_size=1, max_size=8), "title": st.text(max_size=30), "abstract": text},
+                          optional={"authors": st.one_of(st.text(max_size=30), st.lists(st.text(max_size=10), max_size=3)),
+                                    "url": st.text(max_size=20), "x": st.integers()}),
+    max_size=5,
+)
+
+
+@given(records, st.sampled_from(["jsonl", "json"]))
+@settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_parsers_accept_or_reject_cleanly(tmp_path: Path, rows: list[dict], fmt: str):
+    path = tmp_path / f"papers.{fmt}"
+    body = "\n".join(json.dumps(r) for r in rows) if fmt == "jsonl" else json.dumps(rows)
+    path.write_text(body, encoding="utf-8")
+    try:
+        papers, problems = parse_file(path, skip_invalid=True)
+    except InputError as exc:
+        assert str(exc).startswith(str(path)) and "\n" not in str(exc)
+        return
+    assert len({p.id for p in papers}) == len(papers)
+    for paper in papers:
+        assert paper.abstract.strip() and paper.title.strip()
+        assert paper.abstract == " ".join(paper.abstract.split())
+    for problem in problems:
+        assert str(problem).startswith(str(path)) and "\n" not in str(problem)
+
+
+@given(st.binary(max_size=400))
+@settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_arbitrary_bytes_never_crash_the_parser(tmp_path: Path, data: bytes):
+    path = tmp_path / "input.txt"
+    path.write_bytes(data)
+    try:
+        parse_file(path, skip_invalid=True)
+    except InputError as exc:
+        assert str(exc).startswith(str(path)) and "\n" not in str(exc)
