@@ -190,6 +190,11 @@ class Assistant:
         t3 = time.perf_counter()
         cleaned, citations = verify(text, [ev.source for ev in use], question)
         timings["verify"] = time.perf_counter() - t3
+        if not citations and llm:
+            # the model's text could not be checked against the abstracts: show what they do say
+            fallback = "".join(ExtractiveEngine().stream(question, evidence))
+            cleaned, citations = verify(fallback, [ev.source for ev in evidence], question)
+            cleaned = "_The model's answer could not be verified against the abstracts; their most relevant sentences:_\n" + cleaned
         if not citations:
             cleaned += "\n\n_No verified citation: this answer is not grounded in the indexed abstracts._"
         timings["total"] = time.perf_counter() - started

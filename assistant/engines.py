@@ -130,7 +130,11 @@ def local_chat_model(settings: Settings) -> Any:
         raise EngineError("the local engine needs llama-cpp-python: run `pip install 'paperchat[local]'` or use --engine extractive") from None
     from assistant.llm_models import resolve_model_path
 
-    path = resolve_model_path(settings.llm_model, settings.cache_dir / "models")
+    try:
+        path = resolve_model_path(settings.llm_model, settings.cache_dir / "models")
+    except (RuntimeError, KeyError, OSError, ValueError) as exc:
+        message = exc.args[0] if exc.args else str(exc)
+        raise EngineError(f"local model unavailable: {message}") from None
     from assistant.llamacpp_chat import LlamaCppChat
 
     return LlamaCppChat(

@@ -47,9 +47,9 @@ def _overlap(claim: set[str], sentence: str) -> float:
     return len(claim & words) / min(len(claim), len(words)) ** 0.5 / len(claim) ** 0.5
 
 
-def best_quote(claim: str, abstract: str, question: str = "") -> tuple[int, int, float]:
+def best_quote(claim: str, abstract: str) -> tuple[int, int, float]:
     """The abstract sentence that best supports ``claim``: (start, end, support in [0, 1])."""
-    words = content_words(claim) or content_words(question)
+    words = content_words(claim)
     best = (0, 0, 0.0)
     for span in sentence_spans(abstract):
         score = _overlap(words, abstract[span.start : span.end])
@@ -74,6 +74,9 @@ def verify(text: str, sources: list[Source], question: str = "", min_support: fl
     pieces: list[str] = []
     for claim in _split_keep(text):
         claim_text = _MARKER.sub("", claim)
+        if not content_words(claim_text):
+            pieces.append(_MARKER.sub("", claim))  # a bare "[1]" claims nothing: drop it
+            continue
         fabricated = {_normalize(q) for q in _QUOTED.findall(claim_text)}
 
         def replace(match: re.Match[str]) -> str:
@@ -85,7 +88,7 @@ def verify(text: str, sources: list[Source], question: str = "", min_support: fl
                     continue  # unknown marker, e.g. [7] with 3 sources
                 if any(q not in _normalize(source.abstract) for q in fabricated):
                     continue  # the claim quotes text that is not in this abstract
-                start, end, support = best_quote(claim_text, source.abstract, question)
+                start, end, support = best_quote(claim_text, source.abstract)
                 if support < min_support and number not in quotes:
                     continue  # nothing in this abstract supports the claim
                 if number not in renumber:

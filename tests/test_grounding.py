@@ -55,3 +55,8 @@ def test_grouped_markers_and_marker_after_period():
 def test_no_markers_means_no_citations():
     text, cites = verify("Nobody knows.", SOURCES)
     assert text == "Nobody knows." and cites == []
+
+
+def test_bare_marker_claims_nothing():
+    text, cites = verify("[1]", SOURCES)
+    assert cites == [] and text == ""
