@@ -188,7 +188,7 @@ class Assistant:
             yield "answer", Answer(**base, text=text, abstained=True, engine=engine.name, timings=timings)
             return
         t3 = time.perf_counter()
-        cleaned, citations = verify(text, [ev.source for ev in use], question)
+        cleaned, citations = verify(text, [ev.source for ev in use], question, attribute=0.6 if llm else None)
         timings["verify"] = time.perf_counter() - t3
         if not citations and llm:
             # the model's text could not be checked against the abstracts: show what they do say

@@ -86,7 +86,12 @@ class ChatEngine:
         self.name = name
         self.model = model
         self.max_sentences = max_sentences
-        prompt = ChatPromptTemplate.from_messages([("system", prompts.SYSTEM), ("human", prompts.USER)])
+        prompt = ChatPromptTemplate.from_messages([
+            ("system", prompts.SYSTEM),
+            ("human", _literal(prompts.EXAMPLE_USER)),
+            ("ai", _literal(prompts.EXAMPLE_ANSWER)),
+            ("human", prompts.USER),
+        ])
         self.chain = prompt | model | StrOutputParser()
 
     def stream(self, question: str, evidence: list[Evidence]) -> Iterator[str]:
@@ -97,6 +102,11 @@ class ChatEngine:
             raise
         except Exception as exc:
             raise EngineError(_engine_failure(self.name, exc)) from None
+
+
+def _literal(text: str) -> str:
+    """Escape braces so a fixed example is not read as template variables."""
+    return text.replace("{", "{{").replace("}", "}}")
 
 
 def _engine_failure(name: str, exc: Exception) -> str:

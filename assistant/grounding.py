@@ -62,8 +62,21 @@ def _normalize(text: str) -> str:
     return " ".join(text.lower().split())
 
 
-def verify(text: str, sources: list[Source], question: str = "", min_support: float = 0.2) -> tuple[str, list[Citation]]:
+def _attribute(claim: str, claim_text: str, sources: list[Source], threshold: float) -> str:
+    """Add ``[n]`` to an unmarked claim when one source's sentence supports it strongly."""
+    best = max(((best_quote(claim_text, s.abstract)[2], s.number) for s in sources), default=(0.0, 0))
+    if best[0] < threshold:
+        return claim
+    stripped = claim.rstrip()
+    return f"{stripped} [{best[1]}]{claim[len(stripped):]}"
+
+
+def verify(text: str, sources: list[Source], question: str = "", min_support: float = 0.2,
+           attribute: float | None = None) -> tuple[str, list[Citation]]:
     """Check the markers in ``text`` against ``sources``.
+
+    With ``attribute`` (a support threshold in [0, 1]), a sentence the model left without a marker
+    gets one when a source sentence supports it at least that strongly.
 
     Returns the cleaned text (invalid markers removed, valid ones renumbered 1..m in order of
     first use) and one verified citation per cited paper.
@@ -99,6 +112,8 @@ def verify(text: str, sources: list[Source], question: str = "", min_support: fl
                 kept.append(renumber[number])
             return "".join(f"[{n}]" for n in dict.fromkeys(kept))
 
+        if attribute and not _MARKER.search(claim) and not fabricated:
+            claim = _attribute(claim, claim_text, sources, attribute)
         pieces.append(_MARKER.sub(replace, claim))
     cleaned = re.sub(r"[ \t]+([.,;:!?])", r"\1", "".join(pieces))
     cleaned = re.sub(r"[ \t]{2,}", " ", cleaned).strip()
