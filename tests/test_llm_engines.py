@@ -22,6 +22,14 @@ MODEL = "qwen2.5-0.5b"
 
 
 @pytest.fixture(scope="module")
+def seeded(tmp_path_factory, seed_jsonl: Path) -> Settings:
+    """An embedded store with the seed papers (the store mode does not matter to the engines)."""
+    settings = Settings(data_dir=tmp_path_factory.mktemp("llm-store"), collection="llm-tests")
+    assert ingest([seed_jsonl], settings, progress=False).added == 19
+    return settings
+
+
+@pytest.fixture(scope="module")
 def model_path(tmp_path_factory) -> Path:
     return ensure_model(MODEL, tmp_path_factory.mktemp("models"))
 
