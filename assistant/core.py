@@ -20,7 +20,7 @@ from vectorstore.settings import Settings
 from vectorstore.store import PaperStore, StoredPaper
 
 MAX_QUESTION_CHARS = 2000
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_CONTROL = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
 class AbstentionPolicy:
