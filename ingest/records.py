@@ -21,7 +21,7 @@ from vectorstore.errors import InputError
 Format = Literal["auto", "bare", "jsonl", "json", "csv"]
 FORMATS: tuple[str, ...] = ("auto", "bare", "jsonl", "json", "csv")
 MAX_ABSTRACT_CHARS = 20_000
-MAX_FILE_BYTES = 200 * 1024 * 1024
+MAX_FILE_BYTES = 32 * 1024 * 1024  # ~20,000 abstracts; larger lists go in several files
 _KNOWN = ("id", "title", "authors", "abstract", "url", "venue")
 
 
