@@ -6,6 +6,7 @@ checked by ``assistant.grounding.verify`` like every other engine's.
 
 from __future__ import annotations
 
+import atexit
 import threading
 from dataclasses import dataclass
 from typing import Any, Iterator, Protocol
@@ -120,6 +121,17 @@ def _engine_failure(name: str, exc: Exception) -> str:
 
 _llama_lock = threading.Lock()
 _llama_cache: dict[tuple[str, int, int], Any] = {}
+
+
+@atexit.register
+def _close_models() -> None:
+    """Free llama.cpp models before interpreter teardown (avoids noise from their finalizers)."""
+    for llama in _llama_cache.values():
+        try:
+            llama.close()
+        except Exception:  # noqa: BLE001 - best effort at exit
+            pass
+    _llama_cache.clear()
 
 
 def _llama(path: str, threads: int, ctx: int) -> Any:
