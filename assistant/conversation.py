@@ -12,8 +12,10 @@ from typing import Mapping, Sequence
 
 from assistant.grounding import content_words
 
+# pronouns and demonstrative phrases that point back to an earlier turn; "the authors" or "the method"
+# alone are not enough (standalone questions use them: "What did the authors find about X?")
 _ANAPHORA = re.compile(
-    r"\b(it|its|it's|they|them|their|this|that|these|those|the (paper|method|model|approach|authors|work|framework|algorithm|study))\b",
+    r"\b(it|its|it's|they|them|their|(this|that|these|those|the same) (paper|papers|method|model|approach|work|framework|algorithm|study|one))\b",
     re.IGNORECASE,
 )
 _CITED_TITLE = re.compile(r"\*\*(.+?)\*\*")

@@ -57,7 +57,7 @@ def session(url: str, plan: list[tuple[str, str]], results: list[dict]) -> None:
         try:
             answer = client.predict(question, api_name="/chat")
             cited = [c["paper_id"] for c in answer.get("citations", [])]
-            results.append({"ok": answer.get("error") is None, "own": gold in cited, "cited": cited,
+            results.append({"ok": answer.get("error") is None, "own": gold in cited, "cited": cited, "question": question, "query": answer.get("query"),
                             "seconds": time.perf_counter() - started, "error": answer.get("error")})
         except Exception as exc:  # noqa: BLE001 - counted as an error
             results.append({"ok": False, "own": False, "cited": [], "seconds": time.perf_counter() - started, "error": repr(exc)})
