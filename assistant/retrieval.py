@@ -123,7 +123,14 @@ class HybridRetriever(BaseRetriever):
             elif sim > best_sentence.get(pid, (-1.0, "", {}))[0]:
                 best_sentence[pid] = (sim, doc, meta)
         ids = list(dict.fromkeys([*paper_sim, *best_sentence, *keyword]))
-        papers = self.store.papers_by_id(ids)  # only committed papers are visible
+        versions: dict[str, set[str]] = {}
+        for _, _, meta, _ in chunks:
+            versions.setdefault(str(meta["paper_id"]), set()).add(str(meta.get("paper_hash", "")))
+        for pid in keyword:
+            indexed = self.keyword.content_hash(pid)
+            if indexed:
+                versions.setdefault(pid, set()).add(indexed)
+        papers = self.store.papers_by_version(versions)  # only committed papers are visible
         ids = [pid for pid in ids if pid in papers]
         missing = [pid for pid in ids if pid not in paper_sim]
         if missing:  # exact paper-chunk similarity for candidates the dense pool missed

@@ -67,6 +67,7 @@ class KeywordIndex:
         self._generation: str | None = None
         self._retriever = None
         self._ids: list[str] = []
+        self._hashes: dict[str, str] = {}
         self._df: np.ndarray = np.zeros(0)
 
     def _load_or_build(self, generation: str) -> None:
@@ -76,26 +77,34 @@ class KeywordIndex:
         try:
             retriever = bm25s.BM25.load(str(folder), load_corpus=False, mmap=False)
             ids = json.loads((folder / "paper_ids.json").read_text())
+            hashes = json.loads((folder / "paper_hashes.json").read_text())
         except Exception:
-            retriever, ids = self._build()
-            self._save(folder, retriever, ids)
+            retriever, ids, hashes = self._build()
+            self._save(folder, retriever, ids, hashes)
         self._retriever, self._ids, self._generation = retriever, ids, generation
+        self._hashes = dict(zip(ids, hashes))
         self._df = np.diff(retriever.scores["indptr"]) if ids else np.zeros(0)
 
     def _build(self):  # type: ignore[no-untyped-def]
         import bm25s
 
         ids: list[str] = []
+        hashes: list[str] = []
         texts: list[str] = []
         for _, doc, meta in self.store.iter_chunks(["documents", "metadatas"], {"kind": "paper"}):
             ids.append(str(meta["paper_id"]))
+            hashes.append(str(meta.get("paper_hash", "")))
             texts.append(f"{meta.get('title', '')}\n{doc or ''}")
         retriever = bm25s.BM25(k1=1.2, b=0.75)
         if texts:
             retriever.index(tokenize(texts), show_progress=False)
-        return retriever, ids
+        return retriever, ids, hashes
 
-    def _save(self, folder: Path, retriever, ids: list[str]) -> None:  # type: ignore[no-untyped-def]
+    def content_hash(self, paper_id: str) -> str | None:
+        """The indexed version (content hash) of a paper, if it is in the index."""
+        return self._hashes.get(paper_id)
+
+    def _save(self, folder: Path, retriever, ids: list[str], hashes: list[str]) -> None:  # type: ignore[no-untyped-def]
         if not ids:
             return
         try:
@@ -103,6 +112,7 @@ class KeywordIndex:
             tmp = Path(tempfile.mkdtemp(dir=self.root, prefix=".tmp-"))
             retriever.save(str(tmp))
             (tmp / "paper_ids.json").write_text(json.dumps(ids))
+            (tmp / "paper_hashes.json").write_text(json.dumps(hashes))
             os.replace(tmp, folder)
             for old in self.root.iterdir():  # keep only the current generation
                 if old.name != folder.name:

@@ -204,13 +204,18 @@ class PaperStore:
         page = self._call("get", where={"$and": [{"paper_id": {"$in": list(paper_ids)}}, {"kind": "paper"}]}, include=["documents", "metadatas"])
         return {str(m["paper_id"]): StoredPaper.from_chunk(d, m) for d, m in zip(page["documents"], page["metadatas"])}
 
+    def papers_by_version(self, versions: dict[str, set[str]]) -> dict[str, StoredPaper]:
+        """Committed papers among candidate (paper id -> content hashes); a lookup by chunk id, which is fast."""
+        ids = [chunk_id(pid, h, 0) for pid, hashes in versions.items() for h in hashes]
+        if not ids:
+            return {}
+        page = self._call("get", ids=ids, include=["documents", "metadatas"])
+        return {str(m["paper_id"]): StoredPaper.from_chunk(d, m) for d, m in zip(page["documents"], page["metadatas"])}
+
     def query(self, embedding: list[float], n: int, where: dict[str, Any] | None = None) -> list[tuple[str, str, dict[str, Any], float]]:
         """Nearest chunks: (id, document, metadata, cosine similarity)."""
-        count = self.count()
-        if count == 0:
-            return []
         result = self._call(
-            "query", query_embeddings=[embedding], n_results=min(n, count), where=where,
+            "query", query_embeddings=[embedding], n_results=n, where=where,
             include=["documents", "metadatas", "distances"],
         )
         return [
