@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import fcntl
 import json
+import math
 import os
 import pty
 import re
+import shutil
 import signal
 import struct
 import subprocess
@@ -23,16 +25,16 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 import pytest
 
-from ingest import ingest
+from ingest import ingest, parse_file
+from ingest.pipeline import BATCH_CHUNKS, chunk_records
 from vectorstore import KeywordIndex, PaperStore, Settings
 
 N_PAPERS = 300
-CHANGED = range(0, N_PAPERS, 3)  # papers whose abstract changes in the second version of the file
 PAPERCHAT = Path(sys.executable).parent / "paperchat"
 BAR = re.compile(rb"(\d+)/(\d+) \[")
 SUMMARY = re.compile(r"^added (\d+), updated (\d+), unchanged (\d+), removed (\d+) in")
@@ -41,23 +43,31 @@ SUMMARY = re.compile(r"^added (\d+), updated (\d+), unchanged (\d+), removed (\d
 @dataclass(frozen=True)
 class Corpus:
     v1: Path
-    v2: Path
+    v2: Path  # the same papers, ``changed`` of them with a new abstract
     ids: set[str]
+    changed: int
 
 
 @pytest.fixture(scope="module")
 def corpus(icml2024_jsonl: Path, tmp_path_factory: pytest.TempPathFactory) -> Corpus:
-    """The first 300 ICML 2024 papers, and a second version of the file with 100 abstracts changed."""
+    """The first 300 ICML 2024 papers, and a second version of the file with about a third of them changed.
+
+    The update must span more than one write batch and leave over 50 papers after its first batch
+    (so the resumed run still draws its bar): enough papers change for any ``BATCH_CHUNKS``.
+    """
     folder = tmp_path_factory.mktemp("crash-corpus")
     lines = icml2024_jsonl.read_text().splitlines()[:N_PAPERS]
     v1 = folder / "papers-v1.jsonl"
     v1.write_text("\n".join(lines) + "\n")
+    papers = parse_file(v1)[0]
+    per_batch = math.ceil(BATCH_CHUNKS / (sum(len(chunk_records(p)) for p in papers) / len(papers)))
+    changed = min(N_PAPERS, max(100, per_batch + 60))
     rows = [json.loads(line) for line in lines]
-    for i in CHANGED:
-        rows[i]["abstract"] += " Code and data are released so that every experiment can be reproduced."
+    for i in range(changed):  # spread over the file
+        rows[i * N_PAPERS // changed]["abstract"] += " Code and data are released so that every experiment can be reproduced."
     v2 = folder / "papers-v2.jsonl"
     v2.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    return Corpus(v1, v2, {r["id"] for r in rows})
+    return Corpus(v1, v2, {r["id"] for r in rows}, changed)
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +78,7 @@ def reference(corpus: Corpus, tmp_path_factory: pytest.TempPathFactory, store_ch
     assert report.added == N_PAPERS
     v1 = store_checks.snapshot(PaperStore(settings), embeddings=True)
     report = ingest([corpus.v2], settings, progress=False)
-    assert (report.updated, report.unchanged) == (len(CHANGED), N_PAPERS - len(CHANGED))
+    assert (report.updated, report.unchanged) == (corpus.changed, N_PAPERS - corpus.changed)
     v2 = store_checks.snapshot(PaperStore(settings), embeddings=True)
     return v1, v2
 
@@ -176,23 +186,41 @@ UPDATE: list[tuple[str, When, bool]] = [
 ]
 
 
-def test_killed_ingest_resumes_to_the_same_store(settings: Settings, corpus: Corpus, reference, store_checks) -> None:
+class Reader:
+    """Opens the store as a reader does between the runs.
+
+    Server: one long-lived client and KeywordIndex, as ``paperchat serve`` holds them, so the index
+    has to notice every change by itself. Embedded: Chroma caches the vectors per process, and a
+    process that had the store open does not see vectors written later by another process, so each
+    look opens a copy of the data dir, as a newly started process would.
+    """
+
+    def __init__(self, settings: Settings, scratch: Path) -> None:
+        self.settings, self.scratch, self.looks = settings, scratch, 0
+        self.server: tuple[PaperStore, KeywordIndex] | None = None
+
+    def open(self) -> tuple[PaperStore, KeywordIndex]:
+        if self.settings.chroma_url:
+            if self.server is None:
+                store = PaperStore(self.settings)
+                self.server = (store, KeywordIndex(store))
+            return self.server
+        self.looks += 1
+        copy = self.scratch / f"look-{self.looks}"
+        if self.settings.chroma_dir.exists():
+            shutil.copytree(self.settings.chroma_dir, copy / "chroma")
+        store = PaperStore(self.settings.with_overrides(data_dir=copy))
+        return store, KeywordIndex(store)
+
+
+def test_killed_ingest_resumes_to_the_same_store(settings: Settings, corpus: Corpus, reference, tmp_path: Path, store_checks) -> None:
     ref_v1, ref_v2 = reference
     store_args = store_checks.cli_store_args(settings)
-    reader_store: PaperStore | None = None
-    index: KeywordIndex | None = None
+    reader = Reader(settings, tmp_path / "looks")
 
-    def reader() -> tuple[PaperStore, KeywordIndex]:
-        nonlocal reader_store, index
-        if reader_store is None:
-            reader_store = PaperStore(settings)
-            index = KeywordIndex(reader_store)
-        assert index is not None
-        return reader_store, index
-
-    def check_reader_view(every_paper_present: bool) -> int:
-        """What a concurrent reader sees after a kill: complete papers only, BM25 equal to them."""
-        store, bm25 = reader()
+    def check_after_kill(every_paper_present: bool) -> None:
+        """What a reader sees after a kill: complete papers only, and BM25 holding exactly those."""
+        store, index = reader.open()
         snap = store_checks.snapshot(store)
         store_checks.readable(snap)
         committed = {pid for pid, _ in snap.paper_chunks()}
@@ -201,46 +229,44 @@ def test_killed_ingest_resumes_to_the_same_store(settings: Settings, corpus: Cor
             assert committed == corpus.ids
             allowed = {(pid, h) for s in (ref_v1, ref_v2) for pid, h in s.paper_chunks()}
             assert set(snap.paper_chunks()) <= allowed
-        bm25.refresh()
-        assert set(bm25._ids) == committed
-        return len(committed)
+        index.refresh()
+        assert set(index._ids) == committed
+
+    def assert_same_as(ref: Any) -> Any:  # conftest.Snapshot
+        """Same chunk ids, documents, metadata and (nearly) embeddings as the uninterrupted run; consistent."""
+        store, _ = reader.open()
+        snap = store_checks.snapshot(store, embeddings=True)
+        assert snap.ids == ref.ids, f"{len(snap.ids - ref.ids)} extra, {len(ref.ids - snap.ids)} missing chunks"
+        assert snap.paper_ids == ref.paper_ids == corpus.ids
+        assert snap.chunks == ref.chunks
+        for cid, vector in ref.embeddings.items():  # batches differ between the runs: allow float noise
+            assert float(np.dot(vector, snap.embeddings[cid])) > 0.9999, cid
+        store_checks.consistent(store, corpus.ids)
+        return snap
 
     # -- version 1, killed four times, then finished
     runs: list[Run] = []
     for moment, when, may_finish in FRESH:
         runs.append(run_and_kill([str(corpus.v1), *store_args], moment, when, may_finish))
-        check_reader_view(every_paper_present=False)
+        check_after_kill(every_paper_present=False)
     assert all(r.killed for r in runs), runs
     assert any(0 < r.done < r.total for r in runs), f"no kill landed between two batches: {runs}"
     added, updated, unchanged, removed = run_to_completion([str(corpus.v1), *store_args])
     assert 0 < unchanged < N_PAPERS, "the killed runs should have committed some papers, not all"
     assert (added + unchanged, updated, removed) == (N_PAPERS, 0, 0)
-    final_v1 = assert_same_store(settings, ref_v1, corpus.ids, store_checks)
+    final_v1 = assert_same_as(ref_v1)
 
-    # -- version 2 (100 abstracts changed), killed twice, then finished
+    # -- version 2 (a third of the abstracts changed), killed twice, then finished
     for moment, when, may_finish in UPDATE:
         runs.append(run_and_kill([str(corpus.v2), *store_args], moment, when, may_finish))
-        check_reader_view(every_paper_present=True)
-    assert runs[len(FRESH)].killed and 0 < runs[len(FRESH)].done < len(CHANGED), runs
+        check_after_kill(every_paper_present=True)
+    assert runs[len(FRESH)].killed and 0 < runs[len(FRESH)].done < corpus.changed, runs
     added, updated, unchanged, removed = run_to_completion([str(corpus.v2), *store_args])
     assert (added, removed, updated + unchanged) == (0, 0, N_PAPERS)
-    assert updated < len(CHANGED)  # the first kill had committed some new versions
-    assert_same_store(settings, ref_v2, corpus.ids, store_checks)
-    assert final_v1.ids != ref_v2.ids
+    assert updated < corpus.changed  # the first kill had committed some new versions
+    assert final_v1.ids != assert_same_as(ref_v2).ids
 
     # -- and once more: nothing left to do
     assert run_to_completion([str(corpus.v2), *store_args]) == (0, 0, N_PAPERS, 0)
-    assert_same_store(settings, ref_v2, corpus.ids, store_checks)
-
-
-def assert_same_store(settings: Settings, ref, ids: set[str], store_checks):
-    """Same chunk ids, documents, metadata and (nearly) embeddings as the uninterrupted run; consistent."""
-    store = PaperStore(settings)
-    snap = store_checks.snapshot(store, embeddings=True)
-    assert snap.ids == ref.ids, f"{len(snap.ids - ref.ids)} extra, {len(ref.ids - snap.ids)} missing chunks"
-    assert snap.paper_ids == ref.paper_ids == ids
-    assert snap.chunks == ref.chunks
-    for cid, vector in ref.embeddings.items():  # batches differ between the runs: allow float noise
-        assert float(np.dot(vector, snap.embeddings[cid])) > 0.9999, cid
-    store_checks.consistent(store, ids)
-    return snap
+    assert_same_as(ref_v2)
+    print("\n".join(f"{r.moment}: {'killed' if r.killed else 'finished'} at {r.seconds:.1f}s, {r.done}/{r.total} papers" for r in runs))
