@@ -9,6 +9,8 @@ import argparse
 import sys
 from typing import Any, Callable, Sequence
 
+from pydantic import ValidationError
+
 from vectorstore.errors import PaperchatError
 from vectorstore.settings import Settings
 
@@ -82,6 +84,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.func(args) or 0)
     except PaperchatError as exc:
         print(f"paperchat: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except ValidationError as exc:  # a bad flag or PAPERCHAT_* value
+        first = exc.errors()[0]
+        field = ".".join(str(part) for part in first["loc"]) or "settings"
+        print(f"paperchat: error: invalid {field} ({first['msg']}); fix the flag or PAPERCHAT_{field.upper()}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("paperchat: interrupted", file=sys.stderr)

@@ -18,7 +18,7 @@ from vectorstore.settings import Settings
 from vectorstore.store import PaperStore, chunk_id
 
 DEFAULT_CORPUS = Path(__file__).parent / "data" / "icml2025_seed.jsonl"
-BATCH_CHUNKS = 256
+BATCH_CHUNKS = 1024  # large encode calls pad less (measured: 256 -> 1.19x, 1024 -> 1.04x a single call)
 
 
 @dataclass
@@ -150,7 +150,9 @@ def ingest(
             report.removed += 1
         stale.extend(ids)  # pruned papers, and leftovers of a crashed ingest with no committed version
 
-    if todo or stale:
+    if prune and problems and stale:
+        raise InputError("--prune with --skip-invalid would remove papers whose records were skipped; fix the input or drop --prune")
+    if todo or stale or store.dirty:
         store.bump_generation()
         show = progress if progress is not None else (sys.stderr.isatty() and len(todo) > 50)
         with _progress(len(todo), show) as bar:
@@ -168,7 +170,7 @@ def ingest(
                 bar.update(len(batch))
         # old versions go only after the new ones are committed, so a paper never disappears
         store.delete(sorted(set(stale)))
-        store.bump_generation()
+        store.bump_generation(commit=True)
     report.seconds = time.perf_counter() - started
     return report
 

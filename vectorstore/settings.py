@@ -45,7 +45,8 @@ class Settings(BaseSettings):
 
     data_dir: Path = Field(default_factory=default_data_dir, description="Embedded Chroma store, keyword index and model cache.")
     chroma_url: str | None = Field(default=None, description="Use a Chroma server (http://HOST:PORT) instead of the embedded store.")
-    collection: str = Field(default="papers", description="Chroma collection name.")
+    collection: str = Field(default="papers", pattern=r"^[a-zA-Z0-9][a-zA-Z0-9._-]{1,510}[a-zA-Z0-9]$",
+                            description="Chroma collection name: 3-512 characters of a-z A-Z 0-9 . _ -")
     embedding_model: str = Field(default=DEFAULT_EMBEDDING_MODEL, description="sentence-transformers model name or path.")
     embed_batch_size: int = Field(default=64, ge=1)
 

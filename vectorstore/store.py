@@ -106,7 +106,7 @@ class PaperStore:
             collection = self.client.get_or_create_collection(
                 self.settings.collection,
                 embedding_function=None,
-                metadata={"schema": SCHEMA, **self._expected, "generation": uuid.uuid4().hex},
+                metadata={"schema": SCHEMA, **self._expected, "generation": (token := uuid.uuid4().hex), "committed": token},
                 configuration={"hnsw": {"space": "cosine"}},
             )
         except Exception as exc:
@@ -122,6 +122,9 @@ class PaperStore:
         return collection
 
     def _unusable(self, exc: Exception) -> str:
+        if "Error finding id" in str(exc):
+            return (f"the store in {self.location} was changed by another process; restart this one "
+                    "(or share one `chroma run` server via --chroma-url when several processes write)")
         if self.settings.chroma_url:
             return (f"Chroma server at {self.settings.chroma_url} failed ({exc.__class__.__name__}: {str(exc)[:120]}); "
                     "check that it is running (`chroma run --host 127.0.0.1 --port PORT`)")
@@ -160,11 +163,21 @@ class PaperStore:
         self._collection = collection
         return str((collection.metadata or {}).get("generation", ""))
 
-    def bump_generation(self) -> None:
+    def bump_generation(self, commit: bool = False) -> None:
+        """Change the generation token; ``commit=True`` also marks the store as consistent again."""
         meta = dict(self._collection.metadata or {})
         meta["generation"] = uuid.uuid4().hex
+        if commit:
+            meta["committed"] = meta["generation"]
         meta.pop("hnsw:space", None)
         self._call("modify", metadata=meta)
+
+    @property
+    def dirty(self) -> bool:
+        """True when an ingest stopped between its first and last write (a re-run must bump again)."""
+        meta = self._collection.metadata or {}
+        return "committed" in meta and meta.get("committed") != meta.get("generation") or (
+            "committed" not in meta and self.count() > 0)
 
     # -- reads ------------------------------------------------------------------------------
     def count(self) -> int:
