@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 import uuid
 from dataclasses import dataclass
 from typing import Any, Iterator
@@ -256,13 +255,3 @@ class PaperStore:
     def delete(self, ids: list[str]) -> None:
         for start in range(0, len(ids), PAGE):
             self._call("delete", ids=ids[start : start + PAGE])
-
-    def wait_until_reachable(self, timeout: float = 10.0) -> bool:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            try:
-                self.client.heartbeat()
-                return True
-            except Exception:
-                time.sleep(0.2)
-        return False
