@@ -7,7 +7,6 @@ import threading
 import time
 from typing import Any, Iterator, Mapping, Sequence
 
-from assistant import prompts
 from assistant.conversation import standalone_query
 from assistant.engines import Engine, EngineError, Evidence, ExtractiveEngine, make_engine, rank_sentences
 from assistant.grounding import Source, verify
@@ -147,7 +146,7 @@ class Assistant:
         hits = self.retriever.search(query, max(self.settings.k, 5), timings, vector=vector)
         timings["retrieve"] = time.perf_counter() - t0
         yield "hits", hits
-        papers = self.store.papers_by_id([h.paper_id for h in hits[: self.settings.k]])
+        papers = self.store.papers_by_version({h.paper_id: {h.content_hash} for h in hits[: self.settings.k]})
         idf = self.retriever.keyword.idf(query_terms(query))
         coverage = term_coverage(idf, [papers[h.paper_id] for h in hits[:3] if h.paper_id in papers])
         base = dict(question=question, query=query, hits=hits)
@@ -182,7 +181,7 @@ class Assistant:
             return
         timings["generate"] = time.perf_counter() - t2
         text = "".join(raw).strip()
-        if prompts.ABSTAIN_MARK in text or not text:
+        if not text:
             timings["total"] = time.perf_counter() - started
             text = _abstain_text(hits)
             yield "answer", Answer(**base, text=text, abstained=True, engine=engine.name, timings=timings)

@@ -26,5 +26,3 @@ EXAMPLE_USER = USER.format(
 EXAMPLE_ANSWER = "SpAd, a sparse adapter for vision transformers, reaches 81.2% top-1 accuracy on ImageNet [1]."
 
 SOURCE = "[{number}] {title}\n{text}"
-
-ABSTAIN_MARK = "NOT_IN_PAPERS"

@@ -95,7 +95,7 @@ class HybridRetriever(BaseRetriever):
             sim, text, meta = cands.best_sentence.get(pid, (0.0, "", {}))
             hits.append(Hit(
                 paper_id=pid, title=paper.title, url=paper.url, authors=paper.authors, venue=paper.venue,
-                score=float(fused[i]), dense=float(cands.dense[i]), keyword=float(cands.bm25[i]),
+                content_hash=paper.content_hash, score=float(fused[i]), dense=float(cands.dense[i]), keyword=float(cands.bm25[i]),
                 text=text, start=int(meta.get("start", 0)), end=int(meta.get("end", 0)),
             ))
         timings["fuse"] = time.perf_counter() - t0
@@ -148,7 +148,7 @@ class HybridRetriever(BaseRetriever):
 
     def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
         hits = self.search(query, self.k)
-        papers = self.store.papers_by_id([h.paper_id for h in hits])
+        papers = self.store.papers_by_version({h.paper_id: {h.content_hash} for h in hits})
         return [
             Document(page_content=papers[h.paper_id].abstract, metadata=h.model_dump(), id=h.paper_id)
             for h in hits if h.paper_id in papers

@@ -15,6 +15,7 @@ class Hit(BaseModel):
     url: str = ""
     authors: list[str] = Field(default_factory=list)
     venue: str = ""
+    content_hash: str = Field("", description="version of the paper that was retrieved")
     score: float = Field(description="fused retrieval score (higher is better)")
     dense: float = Field(0.0, description="best cosine similarity of the paper or one of its sentences")
     keyword: float = Field(0.0, description="BM25 score of the paper")
