@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any
-
 import numpy as np
 from langchain_core.callbacks import CallbackManagerForRetrieverRun
 from langchain_core.documents import Document
@@ -18,7 +16,7 @@ from pydantic import ConfigDict
 from assistant.types import Hit
 from vectorstore.embeddings import Embedder
 from vectorstore.keyword import KeywordIndex
-from vectorstore.store import PaperStore, StoredPaper, chunk_id
+from vectorstore.store import PaperStore, StoredPaper, chunk_id, split_chunk_id
 
 
 @dataclass(frozen=True)
@@ -55,13 +53,13 @@ def fuse(dense: np.ndarray, bm25: np.ndarray, f: FusionConfig) -> np.ndarray:
 
 @dataclass
 class Candidates:
-    """Candidate papers of one query with their dense and keyword scores."""
+    """Candidate papers of one query with their dense and keyword scores (ids only, no documents)."""
 
     ids: list[str]
     dense: np.ndarray
     bm25: np.ndarray
-    papers: dict[str, StoredPaper]
-    best_sentence: dict[str, tuple[float, str, dict[str, Any]]]
+    versions: dict[str, str]  # paper id -> committed content hash
+    best_sentence: dict[str, tuple[float, str]]  # paper id -> (similarity, sentence chunk id)
     paper_sim: dict[str, float]
 
 
@@ -83,68 +81,82 @@ class HybridRetriever(BaseRetriever):
         timings = timings if timings is not None else {}
         cands = self.candidates(query, max(self.fusion.pool, k), timings, vector)
         t0 = time.perf_counter()
-        if not cands.ids:
-            timings["fuse"] = time.perf_counter() - t0
-            return []
         fused = fuse(cands.dense, cands.bm25, self.fusion)
-        order = np.argsort(-fused)[:k]
+        order = [int(i) for i in np.argsort(-fused, kind="stable")[:k]]
+        top = [cands.ids[i] for i in order]
+        # documents and metadata only for the papers shown: the paper chunk and its best sentence
+        wanted = [chunk_id(pid, cands.versions[pid], 0) for pid in top]
+        wanted += [cands.best_sentence[pid][1] for pid in top if pid in cands.best_sentence]
+        chunks = self.store.chunks(wanted)
         hits = []
-        for i in order:
-            pid = cands.ids[i]
-            paper = cands.papers[pid]
-            sim, text, meta = cands.best_sentence.get(pid, (0.0, "", {}))
+        for i, pid in zip(order, top):
+            found = chunks.get(chunk_id(pid, cands.versions[pid], 0))
+            if found is None:  # deleted by a concurrent ingest since the candidates were read
+                continue
+            paper = StoredPaper.from_chunk(*found)
+            text, meta = "", {}
+            if pid in cands.best_sentence and cands.best_sentence[pid][1] in chunks:
+                text, meta = chunks[cands.best_sentence[pid][1]]
             hits.append(Hit(
                 paper_id=pid, title=paper.title, url=paper.url, authors=paper.authors, venue=paper.venue,
                 content_hash=paper.content_hash, score=float(fused[i]), dense=float(cands.dense[i]), keyword=float(cands.bm25[i]),
-                text=text, start=int(meta.get("start", 0)), end=int(meta.get("end", 0)),
+                text=text or "", start=int(meta.get("start", 0)), end=int(meta.get("end", 0)),
             ))
         timings["fuse"] = time.perf_counter() - t0
         return hits
 
     def candidates(self, query: str, pool: int, timings: dict[str, float] | None = None,
-                   vector: np.ndarray | None = None) -> "Candidates":
-        """Union of the dense and keyword candidates, each with both scores (before fusion)."""
+                   vector: np.ndarray | None = None) -> Candidates:
+        """Union of the dense and keyword candidates, each with both scores (before fusion).
+
+        Reads chunk ids and distances only: a chunk id names its paper, version and position,
+        and a paper chunk is the commit marker, so only uncommitted-looking candidates need a lookup.
+        """
         timings = timings if timings is not None else {}
         t0 = time.perf_counter()
         vector = self.embedder.encode([query])[0] if vector is None else vector
         t1 = time.perf_counter()
-        chunks = self.store.query(vector.tolist(), n=pool * 3)
+        nearest = self.store.nearest_ids(vector.tolist(), n=pool * 3)
         t2 = time.perf_counter()
         keyword = dict(self.keyword.search(query, pool))
         t3 = time.perf_counter()
         timings.update(embed=t1 - t0, dense=t2 - t1, keyword=t3 - t2)
 
-        paper_sim: dict[str, float] = {}
-        best_sentence: dict[str, tuple[float, str, dict[str, Any]]] = {}
-        for _, doc, meta, sim in chunks:
-            pid = str(meta["paper_id"])
-            if meta.get("kind") == "paper":
-                paper_sim[pid] = max(sim, paper_sim.get(pid, -1.0))
-            elif sim > best_sentence.get(pid, (-1.0, "", {}))[0]:
-                best_sentence[pid] = (sim, doc, meta)
-        ids = list(dict.fromkeys([*paper_sim, *best_sentence, *keyword]))
-        versions: dict[str, set[str]] = {}
-        for _, _, meta, _ in chunks:
-            versions.setdefault(str(meta["paper_id"]), set()).add(str(meta.get("paper_hash", "")))
+        paper_sim: dict[tuple[str, str], float] = {}
+        best_sentence: dict[tuple[str, str], tuple[float, str]] = {}
+        for cid, sim in nearest:
+            pid, version, index = split_chunk_id(cid)
+            key = (pid, version)
+            if index == 0:
+                paper_sim[key] = max(sim, paper_sim.get(key, -1.0))
+            elif sim > best_sentence.get(key, (-1.0, ""))[0]:
+                best_sentence[key] = (sim, cid)
+        keys = list(dict.fromkeys([*paper_sim, *best_sentence]))
         for pid in keyword:
-            indexed = self.keyword.content_hash(pid)
-            if indexed:
-                versions.setdefault(pid, set()).add(indexed)
-        papers = self.store.papers_by_version(versions)  # only committed papers are visible
-        ids = [pid for pid in ids if pid in papers]
-        missing = [pid for pid in ids if pid not in paper_sim]
-        if missing:  # exact paper-chunk similarity for candidates the dense pool missed
-            wanted = {chunk_id(pid, papers[pid].content_hash, 0): pid for pid in missing}
-            for cid, emb in self.store.chunk_embeddings(list(wanted)).items():
-                paper_sim[wanted[cid]] = float(np.dot(vector, np.asarray(emb, dtype=np.float32)))
+            version = self.keyword.content_hash(pid)
+            if version:
+                keys.append((pid, version))
+        keys = list(dict.fromkeys(keys))
+        unseen = {chunk_id(pid, version, 0): (pid, version) for pid, version in keys if (pid, version) not in paper_sim}
+        # exact paper-chunk similarity for candidates the dense pool missed; absent = not committed
+        t4 = time.perf_counter()
+        for cid, emb in self.store.chunk_embeddings(list(unseen)).items():
+            paper_sim[unseen[cid]] = float(np.dot(vector, emb))
+        timings["lookup"] = time.perf_counter() - t4
+        versions: dict[str, str] = {}
+        for pid, version in keys:  # one committed version per paper (two only mid-update)
+            if (pid, version) in paper_sim and paper_sim[(pid, version)] > paper_sim.get((pid, versions.get(pid, "")), -2.0):
+                versions[pid] = version
+        ids = list(versions)
         w = self.fusion.sentence_weight
+        sims = {pid: paper_sim[(pid, v)] for pid, v in versions.items()}
+        sentences = {pid: best_sentence[(pid, v)] for pid, v in versions.items() if (pid, v) in best_sentence}
         dense = np.array([
-            max(paper_sim.get(pid, 0.0), w * best_sentence[pid][0] + (1 - w) * paper_sim.get(pid, 0.0))
-            if pid in best_sentence else paper_sim.get(pid, 0.0)
+            max(sims[pid], w * sentences[pid][0] + (1 - w) * sims[pid]) if pid in sentences else sims[pid]
             for pid in ids
         ])
         bm25 = np.array([keyword.get(pid, 0.0) for pid in ids])
-        return Candidates(ids, dense, bm25, papers, best_sentence, paper_sim)
+        return Candidates(ids, dense, bm25, versions, sentences, sims)
 
     def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
         hits = self.search(query, self.k)

@@ -13,6 +13,8 @@ import uuid
 from dataclasses import dataclass
 from typing import Any, Iterator
 
+import numpy as np
+
 from vectorstore.errors import ModelMismatchError, StoreError
 from vectorstore.settings import Settings
 
@@ -48,7 +50,14 @@ class StoredPaper:
 
 
 def chunk_id(paper_id: str, content_hash: str, index: int) -> str:
+    """Id of chunk ``index`` of one version of a paper (index 0 is the paper chunk, the commit marker)."""
     return f"{paper_id}::{content_hash}::{index}"
+
+
+def split_chunk_id(cid: str) -> tuple[str, str, int]:
+    """Inverse of ``chunk_id``: (paper id, content hash, index)."""
+    paper_id, content_hash, index = cid.rsplit("::", 2)
+    return paper_id, content_hash, int(index)
 
 
 def _client(settings: Settings) -> Any:
@@ -235,11 +244,24 @@ class PaperStore:
             for i, d, m, dist in zip(result["ids"][0], result["documents"][0], result["metadatas"][0], result["distances"][0])
         ]
 
-    def chunk_embeddings(self, ids: list[str]) -> dict[str, list[float]]:
+    def nearest_ids(self, embedding: list[float], n: int) -> list[tuple[str, float]]:
+        """Nearest chunk ids with cosine similarity, without documents or metadata (the fast path)."""
+        result = self._call("query", query_embeddings=[embedding], n_results=n, include=["distances"])
+        return [(i, 1.0 - float(dist)) for i, dist in zip(result["ids"][0], result["distances"][0])]
+
+    def chunks(self, ids: list[str]) -> dict[str, tuple[str, dict[str, Any]]]:
+        """(document, metadata) of the given chunk ids that exist."""
+        if not ids:
+            return {}
+        page = self._call("get", ids=list(dict.fromkeys(ids)), include=["documents", "metadatas"])
+        return {i: (d, m) for i, d, m in zip(page["ids"], page["documents"], page["metadatas"])}
+
+    def chunk_embeddings(self, ids: list[str]) -> dict[str, np.ndarray]:
+        """Stored embedding (float32 vector) of each given chunk id that exists."""
         if not ids:
             return {}
         page = self._call("get", ids=ids, include=["embeddings"])
-        return {i: list(e) for i, e in zip(page["ids"], page["embeddings"])}
+        return {i: np.asarray(e, dtype=np.float32) for i, e in zip(page["ids"], page["embeddings"])}
 
     def sentences_of(self, paper_ids: list[str]) -> list[tuple[str, str, dict[str, Any]]]:
         if not paper_ids:
