@@ -1,7 +1,7 @@
 """Latency on the 4,378-paper store (seed + distractors): retrieval, extractive answers, local engine,
 `paperchat serve` start-up with an existing store, and peak RSS.
 
-    python benchmarks/latency.py [--no-local] [--no-serve]
+    python -m benchmarks.latency [--no-local] [--no-serve] [--llm-model qwen2.5-coder-1.5b]
 
 Baseline in the same run: a bare `SentenceTransformer.encode` of each query, so the retrieval
 figure can be read as a multiple of the unavoidable query embedding.
@@ -50,6 +50,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--no-local", action="store_true")
     parser.add_argument("--no-serve", action="store_true")
+    parser.add_argument("--llm-model", default=None, help="local model to time (default: the shipped one)")
     args = parser.parse_args()
     require_shared()
     assistant = build_store("seed_distractors", [SEED, *DISTRACTORS])
@@ -71,7 +72,8 @@ def main() -> None:
         from assistant.core import Assistant
         from vectorstore.settings import Settings
 
-        local = Assistant(Settings(data_dir=CACHE / "seed_distractors", engine="local"), auto_ingest=False)
+        overrides = {"llm_model": args.llm_model} if args.llm_model else {}
+        local = Assistant(Settings(data_dir=CACHE / "seed_distractors", engine="local", **overrides), auto_ingest=False)
         local.ask("warm up: what is Nester?")
         ttft, total = [], []
         for q in [x for x in questions[: len(questions) // 3]][:10]:
