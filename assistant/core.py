@@ -9,7 +9,7 @@ from typing import Any, Iterator, Mapping, Sequence
 
 from assistant.conversation import standalone_query
 from assistant.engines import Engine, EngineError, Evidence, ExtractiveEngine, make_engine, rank_sentences
-from assistant.grounding import Source, verify
+from assistant.grounding import misattributed, Source, verify
 from assistant.retrieval import FusionConfig, HybridRetriever
 from assistant.types import Answer, Hit
 from vectorstore.embeddings import Embedder
@@ -189,8 +189,9 @@ class Assistant:
         t3 = time.perf_counter()
         cleaned, citations = verify(text, [ev.source for ev in use], question, attribute=0.6 if llm else None)
         timings["verify"] = time.perf_counter() - t3
-        if not citations and llm:
-            # the model's text could not be checked against the abstracts: show what they do say
+        if llm and (not citations or misattributed(text, [ev.source for ev in use])):
+            # the model's text could not be checked against the abstracts, or it mixed two papers up
+            # ("Nester reports a Hessian structure [2]"): show what the abstracts do say
             fallback = "".join(ExtractiveEngine().stream(question, evidence))
             cleaned, citations = verify(fallback, [ev.source for ev in evidence], question)
             cleaned = "_The model's answer could not be verified against the abstracts; their most relevant sentences:_\n" + cleaned

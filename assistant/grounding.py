@@ -40,6 +40,67 @@ def content_words(text: str) -> set[str]:
     return {w for w in _WORD.findall(text.lower()) if w not in _STOP and len(w) > 1}
 
 
+_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-'][A-Za-z0-9]+)*")
+
+
+def proper_names(source: Source) -> set[str]:
+    """Lower-cased names a paper uses for its method, data or models ("Nester", "HiTyper", "ManyTypes4Py").
+
+    A name is a word with an inner capital or a digit, or a capitalized word away from a sentence
+    start, that the paper never also writes in lower case.
+    """
+    found: set[str] = set()
+    for w in _TOKEN.findall(source.title):
+        if any(c.isupper() for c in w[1:]) or any(c.isdigit() for c in w):
+            found.add(w.lower())
+    lower: set[str] = set()
+    for span in sentence_spans(source.abstract):
+        for i, w in enumerate(_TOKEN.findall(source.abstract[span.start : span.end])):
+            if w.islower():
+                lower.add(w)
+            elif any(c.isupper() for c in w[1:]) or any(c.isdigit() for c in w) or (i > 0 and w[0].isupper()):
+                found.add(w.lower())
+    return {w for w in found - lower if len(w) > 2 and w not in _STOP}
+
+
+def _numbers(claim: str) -> set[int]:
+    return {int(n) for group in _MARKER.findall(claim) for n in re.split(r"\s*[,;]\s*", group)}
+
+
+class _NameIndex:
+    """Each source's names, and every word it mentions, to catch claims about one paper cited to another."""
+
+    def __init__(self, sources: list[Source]) -> None:
+        self.names = {s.number: proper_names(s) for s in sources}
+        self.mentions = {s.number: {w.lower() for w in _TOKEN.findall(f"{s.title} {s.abstract}")} for s in sources}
+
+    def names_another_paper(self, claim_text: str, number: int, cited_here: set[int]) -> bool:
+        """The claim names another given paper's method or data, which source ``number`` never mentions."""
+        if number not in self.mentions:
+            return False
+        words = {w.lower() for w in _TOKEN.findall(claim_text)}
+        foreign = words - self.mentions[number]
+        return any(foreign & names for m, names in self.names.items() if m != number and m not in cited_here)
+
+
+def misattributed(text: str, sources: list[Source], support: float = 0.5) -> list[str]:
+    """Claims of ``text`` that name one given paper but cite, or restate, another that never mentions that name.
+
+    An unmarked claim counts as citing the source whose sentence supports it at least ``support``.
+    """
+    index = _NameIndex(sources)
+    out = []
+    for claim in _split_keep(text):
+        claim_text = _MARKER.sub("", claim)
+        cited = _numbers(claim)
+        if not cited and content_words(claim_text):
+            score, number = max(((best_quote(claim_text, s.abstract)[2], s.number) for s in sources), default=(0.0, 0))
+            cited = {number} if score >= support else set()
+        if any(index.names_another_paper(claim_text, n, cited) for n in cited):
+            out.append(claim.strip())
+    return out
+
+
 def _overlap(claim: set[str], sentence: str) -> float:
     words = content_words(sentence)
     if not claim or not words:
@@ -62,10 +123,10 @@ def _normalize(text: str) -> str:
     return " ".join(text.lower().split())
 
 
-def _attribute(claim: str, claim_text: str, sources: list[Source], threshold: float) -> str:
+def _attribute(claim: str, claim_text: str, sources: list[Source], threshold: float, names: _NameIndex) -> str:
     """Add ``[n]`` to an unmarked claim when one source's sentence supports it strongly."""
     best = max(((best_quote(claim_text, s.abstract)[2], s.number) for s in sources), default=(0.0, 0))
-    if best[0] < threshold:
+    if best[0] < threshold or names.names_another_paper(claim_text, best[1], set()):
         return claim
     stripped = claim.rstrip()
     return f"{stripped} [{best[1]}]{claim[len(stripped):]}"
@@ -82,6 +143,7 @@ def verify(text: str, sources: list[Source], question: str = "", min_support: fl
     first use) and one verified citation per cited paper.
     """
     by_number = {s.number: s for s in sources}
+    names = _NameIndex(sources)
     renumber: dict[int, int] = {}
     quotes: dict[int, tuple[int, int, float]] = {}
     pieces: list[str] = []
@@ -91,6 +153,7 @@ def verify(text: str, sources: list[Source], question: str = "", min_support: fl
             pieces.append(_MARKER.sub("", claim))  # a bare "[1]" claims nothing: drop it
             continue
         fabricated = {_normalize(q) for q in _QUOTED.findall(claim_text)}
+        cited_here = _numbers(claim)
 
         def replace(match: re.Match[str]) -> str:
             kept = []
@@ -101,6 +164,8 @@ def verify(text: str, sources: list[Source], question: str = "", min_support: fl
                     continue  # unknown marker, e.g. [7] with 3 sources
                 if any(q not in _normalize(source.abstract) for q in fabricated):
                     continue  # the claim quotes text that is not in this abstract
+                if names.names_another_paper(claim_text, number, cited_here):
+                    continue  # "Nester reports a Hessian structure [2]": the claim is about paper 1
                 start, end, support = best_quote(claim_text, source.abstract)
                 if support < min_support and number not in quotes:
                     continue  # nothing in this abstract supports the claim
@@ -113,7 +178,7 @@ def verify(text: str, sources: list[Source], question: str = "", min_support: fl
             return "".join(f"[{n}]" for n in dict.fromkeys(kept))
 
         if attribute and not _MARKER.search(claim) and not fabricated:
-            claim = _attribute(claim, claim_text, sources, attribute)
+            claim = _attribute(claim, claim_text, sources, attribute, names)
         pieces.append(_MARKER.sub(replace, claim))
     cleaned = re.sub(r"[ \t]+([.,;:!?])", r"\1", "".join(pieces))
     cleaned = re.sub(r"[ \t]{2,}", " ", cleaned).strip()

@@ -60,3 +60,44 @@ def test_no_markers_means_no_citations():
 def test_bare_marker_claims_nothing():
     text, cites = verify("[1]", SOURCES)
     assert cites == [] and text == ""
+
+
+def test_claim_naming_another_paper_loses_its_marker():
+    # seen with the 0.5B model: a follow-up about Nester answered with the Hessian paper's sentence
+    text = "Nester reports that GNN layers keep their smoothing effects [2]."
+    cleaned, citations = verify(text, SOURCES)
+    assert citations == [] and "[" not in cleaned
+
+
+def test_naming_a_paper_that_the_claim_also_cites_is_fine():
+    text = "Nester reaches 70.7% Top-1 Exact Match [1], while TINED preserves the smoothing effects of GNN layers [2]."
+    _, citations = verify(text, SOURCES)
+    assert [c.paper_id for c in citations] == ["p-nester", "p-tined"]
+
+
+def test_a_name_the_cited_abstract_also_uses_is_fine():
+    other = Source(4, "p-typegen", "TypeGen", "TypeGen generates types. It is compared with Nester on ManyTypes4Py.")
+    _, citations = verify("TypeGen is compared with Nester on ManyTypes4Py [4].", [*SOURCES, other])
+    assert [c.paper_id for c in citations] == ["p-typegen"]
+
+
+def test_proper_names_are_names_not_capitalized_words():
+    from assistant.grounding import proper_names
+
+    assert proper_names(SOURCES[0]) >= {"nester", "manytypes4py"}
+    assert "evaluated" not in proper_names(SOURCES[0])  # capitalized only at a sentence start
+    assert "gnns" in proper_names(SOURCES[1]) and "we" not in proper_names(SOURCES[1])
+
+
+def test_unmarked_claim_restating_another_paper_is_caught():
+    from assistant.grounding import misattributed
+
+    # the model named paper 1 but copied paper 2's sentence, with no marker at all
+    text = "Nester shows that Dirichlet energy distillation preserves the smoothing effects of GNN layers."
+    assert misattributed(text, SOURCES) == [text]
+    cleaned, citations = verify(text, SOURCES, attribute=0.6)
+    assert citations == [], "the verifier must not attribute a mixed-up claim to paper 2"
+    fine = "Dirichlet energy distillation preserves the smoothing effects of GNN layers."
+    assert misattributed(fine, SOURCES) == []
+    assert [c.paper_id for c in verify(fine, SOURCES, attribute=0.6)[1]] == ["p-tined"]
+    assert misattributed("Nester reaches 70.7% Top-1 Exact Match on ManyTypes4Py [1].", SOURCES) == []

@@ -62,6 +62,19 @@ def test_local_engine_streams_a_cited_answer(seeded, model_path: Path, abstracts
     assert answer.citations[0].paper_id == "icml2025-44081"
 
 
+def test_local_followup_never_cites_a_paper_it_mixed_up(seeded, model_path: Path, abstracts):
+    """Found by the load benchmark: asked "What results does it report on ManyTypes4Py?" after
+    "What is Nester?", the 0.5B model wrote "Nester reports a rough Hessian structure ..." from
+    another paper's abstract. The answer must cite Nester's paper and not the Hessian paper."""
+    assistant = Assistant(seeded.with_overrides(engine="local", llm_model=str(model_path)), auto_ingest=False)
+    first = assistant.ask("What is Nester?")
+    history = [{"role": "user", "content": "What is Nester?"}, {"role": "assistant", "content": first.text}]
+    answer = assistant.ask("What results does it report on ManyTypes4Py?", history)
+    _check_grounded(answer, abstracts)
+    assert {c.paper_id for c in answer.citations} == {"icml2025-44081"}, answer.text
+    assert "Hessian" not in answer.text
+
+
 def test_local_engine_abstains_before_calling_the_model(seeded, model_path: Path):
     assistant = Assistant(seeded.with_overrides(engine="local", llm_model=str(model_path)), auto_ingest=False)
     answer = assistant.ask("Which paper studies robot grasping with tactile sensors?")
