@@ -143,6 +143,7 @@ class Assistant:
         query = standalone_query(question, _history(history))
         t0 = time.perf_counter()
         vector = self.embedder.encode([query])[0]
+        timings["embed"] = time.perf_counter() - t0
         hits = self.retriever.search(query, max(self.settings.k, 5), timings, vector=vector)
         timings["retrieve"] = time.perf_counter() - t0
         yield "hits", hits

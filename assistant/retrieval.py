@@ -114,13 +114,15 @@ class HybridRetriever(BaseRetriever):
         """
         timings = timings if timings is not None else {}
         t0 = time.perf_counter()
-        vector = self.embedder.encode([query])[0] if vector is None else vector
+        if vector is None:
+            vector = self.embedder.encode([query])[0]
+            timings["embed"] = time.perf_counter() - t0
         t1 = time.perf_counter()
         nearest = self.store.nearest_ids(vector.tolist(), n=pool * 3)
         t2 = time.perf_counter()
         keyword = dict(self.keyword.search(query, pool))
         t3 = time.perf_counter()
-        timings.update(embed=t1 - t0, dense=t2 - t1, keyword=t3 - t2)
+        timings.update(dense=t2 - t1, keyword=t3 - t2)
 
         paper_sim: dict[tuple[str, str], float] = {}
         best_sentence: dict[tuple[str, str], tuple[float, str]] = {}
