@@ -94,7 +94,7 @@ def misattributed(text: str, sources: list[Source], support: float = 0.5) -> lis
         claim_text = _MARKER.sub("", claim)
         cited = _numbers(claim)
         if not cited and content_words(claim_text):
-            score, number = max(((best_quote(claim_text, s.abstract)[2], s.number) for s in sources), default=(0.0, 0))
+            score, number = _best_source(claim_text, sources)
             cited = {number} if score >= support else set()
         if any(index.names_another_paper(claim_text, n, cited) for n in cited):
             out.append(claim.strip())
@@ -119,13 +119,18 @@ def best_quote(claim: str, abstract: str) -> tuple[int, int, float]:
     return best
 
 
+def _best_source(claim_text: str, sources: list[Source]) -> tuple[float, int]:
+    """(support, number) of the source whose best sentence supports the claim most."""
+    return max(((best_quote(claim_text, s.abstract)[2], s.number) for s in sources), default=(0.0, 0))
+
+
 def _normalize(text: str) -> str:
     return " ".join(text.lower().split())
 
 
 def _attribute(claim: str, claim_text: str, sources: list[Source], threshold: float, names: _NameIndex) -> str:
     """Add ``[n]`` to an unmarked claim when one source's sentence supports it strongly."""
-    best = max(((best_quote(claim_text, s.abstract)[2], s.number) for s in sources), default=(0.0, 0))
+    best = _best_source(claim_text, sources)
     if best[0] < threshold or names.names_another_paper(claim_text, best[1], set()):
         return claim
     stripped = claim.rstrip()
