@@ -144,10 +144,9 @@ class Assistant:
         t0 = time.perf_counter()
         vector = self.embedder.encode([query])[0]
         timings["embed"] = time.perf_counter() - t0
-        hits = self.retriever.search(query, max(self.settings.k, 5), timings, vector=vector)
+        hits, papers = self.retriever.retrieve(query, max(self.settings.k, 5), timings, vector=vector)
         timings["retrieve"] = time.perf_counter() - t0
         yield "hits", hits
-        papers = self.store.papers_by_version({h.paper_id: {h.content_hash} for h in hits[: self.settings.k]})
         idf = self.retriever.keyword.idf(query_terms(query))
         coverage = term_coverage(idf, [papers[h.paper_id] for h in hits[:3] if h.paper_id in papers])
         base = dict(question=question, query=query, hits=hits)

@@ -77,6 +77,11 @@ class HybridRetriever(BaseRetriever):
     def search(self, query: str, k: int | None = None, timings: dict[str, float] | None = None,
                vector: np.ndarray | None = None) -> list[Hit]:
         """The top ``k`` papers for ``query``, best first (``vector``: its embedding, if known)."""
+        return self.retrieve(query, k, timings, vector)[0]
+
+    def retrieve(self, query: str, k: int | None = None, timings: dict[str, float] | None = None,
+                 vector: np.ndarray | None = None) -> tuple[list[Hit], dict[str, StoredPaper]]:
+        """Like ``search``, plus the stored papers of the hits (read in the same Chroma call)."""
         k = k or self.k
         timings = timings if timings is not None else {}
         cands = self.candidates(query, max(self.fusion.pool, k), timings, vector)
@@ -88,12 +93,12 @@ class HybridRetriever(BaseRetriever):
         wanted = [chunk_id(pid, cands.versions[pid], 0) for pid in top]
         wanted += [cands.best_sentence[pid][1] for pid in top if pid in cands.best_sentence]
         chunks = self.store.chunks(wanted)
-        hits = []
+        hits, papers = [], {}
         for i, pid in zip(order, top):
             found = chunks.get(chunk_id(pid, cands.versions[pid], 0))
             if found is None:  # deleted by a concurrent ingest since the candidates were read
                 continue
-            paper = StoredPaper.from_chunk(*found)
+            paper = papers[pid] = StoredPaper.from_chunk(*found)
             text, meta = "", {}
             if pid in cands.best_sentence and cands.best_sentence[pid][1] in chunks:
                 text, meta = chunks[cands.best_sentence[pid][1]]
@@ -103,7 +108,7 @@ class HybridRetriever(BaseRetriever):
                 text=text or "", start=int(meta.get("start", 0)), end=int(meta.get("end", 0)),
             ))
         timings["fuse"] = time.perf_counter() - t0
-        return hits
+        return hits, papers
 
     def candidates(self, query: str, pool: int, timings: dict[str, float] | None = None,
                    vector: np.ndarray | None = None) -> Candidates:
@@ -161,8 +166,7 @@ class HybridRetriever(BaseRetriever):
         return Candidates(ids, dense, bm25, versions, sentences, sims)
 
     def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
-        hits = self.search(query, self.k)
-        papers = self.store.papers_by_version({h.paper_id: {h.content_hash} for h in hits})
+        hits, papers = self.retrieve(query, self.k)
         return [
             Document(page_content=papers[h.paper_id].abstract, metadata=h.model_dump(), id=h.paper_id)
             for h in hits if h.paper_id in papers

@@ -22,10 +22,9 @@ from vectorstore.keyword import query_terms
 
 def signals(assistant, question: str, history: list[str]) -> tuple[float, float]:  # type: ignore[no-untyped-def]
     query = standalone_query(question, [{"role": "user", "content": h} for h in history])
-    hits = assistant.search(query, 5)
+    hits, papers = assistant.retriever.retrieve(query, 5)
     if not hits:
         return 0.0, 0.0
-    papers = assistant.store.papers_by_id([h.paper_id for h in hits[:3]])
     idf = assistant.retriever.keyword.idf(query_terms(query))
     return hits[0].dense, term_coverage(idf, [papers[h.paper_id] for h in hits[:3] if h.paper_id in papers])
 

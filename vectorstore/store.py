@@ -219,31 +219,6 @@ class PaperStore:
             return None
         return StoredPaper.from_chunk(page["documents"][0], page["metadatas"][0])
 
-    def papers_by_id(self, paper_ids: list[str]) -> dict[str, StoredPaper]:
-        if not paper_ids:
-            return {}
-        page = self._call("get", where={"$and": [{"paper_id": {"$in": list(paper_ids)}}, {"kind": "paper"}]}, include=["documents", "metadatas"])
-        return {str(m["paper_id"]): StoredPaper.from_chunk(d, m) for d, m in zip(page["documents"], page["metadatas"])}
-
-    def papers_by_version(self, versions: dict[str, set[str]]) -> dict[str, StoredPaper]:
-        """Committed papers among candidate (paper id -> content hashes); a lookup by chunk id, which is fast."""
-        ids = [chunk_id(pid, h, 0) for pid, hashes in versions.items() for h in hashes]
-        if not ids:
-            return {}
-        page = self._call("get", ids=ids, include=["documents", "metadatas"])
-        return {str(m["paper_id"]): StoredPaper.from_chunk(d, m) for d, m in zip(page["documents"], page["metadatas"])}
-
-    def query(self, embedding: list[float], n: int, where: dict[str, Any] | None = None) -> list[tuple[str, str, dict[str, Any], float]]:
-        """Nearest chunks: (id, document, metadata, cosine similarity)."""
-        result = self._call(
-            "query", query_embeddings=[embedding], n_results=n, where=where,
-            include=["documents", "metadatas", "distances"],
-        )
-        return [
-            (i, d, m, 1.0 - float(dist))
-            for i, d, m, dist in zip(result["ids"][0], result["documents"][0], result["metadatas"][0], result["distances"][0])
-        ]
-
     def nearest_ids(self, embedding: list[float], n: int) -> list[tuple[str, float]]:
         """Nearest chunk ids with cosine similarity, without documents or metadata (the fast path)."""
         result = self._call("query", query_embeddings=[embedding], n_results=n, include=["distances"])
