@@ -9,7 +9,7 @@ from typing import Any, Iterator, Mapping, Sequence
 
 from assistant.conversation import standalone_query
 from assistant.engines import Engine, EngineError, Evidence, ExtractiveEngine, make_engine, rank_sentences
-from assistant.grounding import misattributed, Source, verify
+from assistant.grounding import Source, misattributed, verify
 from assistant.retrieval import FusionConfig, HybridRetriever
 from assistant.types import Answer, Hit
 from vectorstore.embeddings import Embedder

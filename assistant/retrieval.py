@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+
 import numpy as np
 from langchain_core.callbacks import CallbackManagerForRetrieverRun
 from langchain_core.documents import Document
@@ -138,12 +139,8 @@ class HybridRetriever(BaseRetriever):
                 paper_sim[key] = max(sim, paper_sim.get(key, -1.0))
             elif sim > best_sentence.get(key, (-1.0, ""))[0]:
                 best_sentence[key] = (sim, cid)
-        keys = list(dict.fromkeys([*paper_sim, *best_sentence]))
-        for pid in keyword:
-            version = self.keyword.content_hash(pid)
-            if version:
-                keys.append((pid, version))
-        keys = list(dict.fromkeys(keys))
+        indexed = [(pid, version) for pid in keyword if (version := self.keyword.content_hash(pid))]
+        keys = list(dict.fromkeys([*paper_sim, *best_sentence, *indexed]))
         unseen = {chunk_id(pid, version, 0): (pid, version) for pid, version in keys if (pid, version) not in paper_sim}
         # exact paper-chunk similarity for candidates the dense pool missed; absent = not committed
         t4 = time.perf_counter()
@@ -151,8 +148,8 @@ class HybridRetriever(BaseRetriever):
             paper_sim[unseen[cid]] = float(np.dot(vector, emb))
         timings["lookup"] = time.perf_counter() - t4
         versions: dict[str, str] = {}
-        for pid, version in keys:  # one committed version per paper (two only mid-update)
-            if (pid, version) in paper_sim and paper_sim[(pid, version)] > paper_sim.get((pid, versions.get(pid, "")), -2.0):
+        for pid, version in (key for key in keys if key in paper_sim):  # committed only; two versions only mid-update
+            if pid not in versions or paper_sim[(pid, version)] > paper_sim[(pid, versions[pid])]:
                 versions[pid] = version
         ids = list(versions)
         w = self.fusion.sentence_weight
