@@ -9,7 +9,7 @@ from typing import Any, Iterator, Mapping, Sequence
 
 from assistant.conversation import standalone_query
 from assistant.engines import Engine, EngineError, Evidence, ExtractiveEngine, make_engine, rank_sentences
-from assistant.grounding import Source, misattributed, verify
+from assistant.grounding import Source, verify
 from assistant.retrieval import FusionConfig, HybridRetriever
 from assistant.types import Answer, Hit
 from vectorstore.embeddings import Embedder
@@ -180,26 +180,28 @@ class Assistant:
             yield "answer", Answer(**base, text=f"Error: {exc}", error=str(exc), engine=engine.name, timings=timings)
             return
         timings["generate"] = time.perf_counter() - t2
-        text = "".join(raw).strip()
+        text = complete_sentences("".join(raw).strip())
         if not text:
             timings["total"] = time.perf_counter() - started
             text = _abstain_text(hits)
             yield "answer", Answer(**base, text=text, abstained=True, engine=engine.name, timings=timings)
             return
         t3 = time.perf_counter()
-        cleaned, citations = verify(text, [ev.source for ev in use], question, attribute=0.6 if llm else None)
+        sources = [ev.source for ev in use]
+        cleaned, citations, removed = verify(text, sources, question, attribute=0.6 if llm else None, strict=llm)
         timings["verify"] = time.perf_counter() - t3
-        if llm and (not citations or misattributed(text, [ev.source for ev in use])):
-            # the model's text could not be checked against the abstracts, or it mixed two papers up
-            # ("Nester reports a Hessian structure [2]"): show what the abstracts do say
-            fallback = "".join(ExtractiveEngine().stream(question, evidence))
-            cleaned, citations = verify(fallback, [ev.source for ev in evidence], question)
+        fallback = False
+        if llm and not citations:
+            # nothing the model wrote could be checked against the abstracts: show what they do say
+            extractive = "".join(ExtractiveEngine().stream(question, evidence))
+            cleaned, citations, _ = verify(extractive, [ev.source for ev in evidence], question)
             cleaned = "_The model's answer could not be verified against the abstracts; their most relevant sentences:_\n" + cleaned
+            fallback = True
         if not citations:
             cleaned += "\n\n_No verified citation: this answer is not grounded in the indexed abstracts._"
         timings["total"] = time.perf_counter() - started
         yield "answer", Answer(**base, text=cleaned, citations=citations, grounded=bool(citations),
-                               engine=engine.name, timings=timings)
+                               removed=removed, fallback=fallback, engine=engine.name, timings=timings)
 
     def _engine_label(self) -> str:
         return self._engine.name if self._engine is not None else self.settings.engine
@@ -217,6 +219,14 @@ class Assistant:
             evidence.append(Evidence(source, rank_sentences(
                 vector, idf, by_paper.get(hit.paper_id, []), embed=self.embedder.encode if number <= 3 else None)))
         return evidence
+
+
+def complete_sentences(text: str) -> str:
+    """Drop a trailing fragment cut off by the token limit ("surpassing TypeGen by 28.3\\"), never a whole answer."""
+    if not text or re.search(r"[.!?)\]]['\"”]?\s*$", text):
+        return text
+    ends = [m.end() for m in re.finditer(r"[.!?](?:\s*\[\d+(?:\s*[,;]\s*\d+)*\])*(?=\s|$)|\]\s*(?=\n)", text)]
+    return text[: ends[-1]].rstrip() if ends else text
 
 
 def _clean(text: str) -> str:

@@ -58,6 +58,9 @@ def evaluate(assistant: Assistant, questions: list[dict[str, Any]], answers: boo
             "contains": all(s.lower() in answer.text.lower() for s in item.get("answer_contains") or []),
             "has_contains": bool(item.get("answer_contains")),
             "cited": cited, "cited_ok": sum(c in accept for c in cited), "cites_gold": bool(gold & set(cited)),
+            "only_relevant": bool(cited) and all(c in accept for c in cited),
+            "gold_cited": len(gold & set(cited)) / len(gold) if gold else None,
+            "fallback": answer.fallback, "near_miss": answer.near_miss,
             "timings": answer.timings, "text": answer.text, "engine": answer.engine,
         })
     return {"metrics": summarize(rows), "rows": rows}
@@ -67,8 +70,8 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
     def of(kind: str) -> list[dict[str, Any]]:
         return [r for r in rows if r["kind"] == kind]
 
-    single, multi, abstain, follow = of("single"), of("multi"), of("abstain"), of("followup")
-    answerable = [r for r in rows if r["kind"] != "abstain"]
+    single, multi, abstain, follow, near = of("single"), of("multi"), of("abstain"), of("followup"), of("near_miss")
+    answerable = [r for r in rows if r["kind"] not in ("abstain", "near_miss")]
     mean = lambda xs: float(np.mean(xs)) if xs else float("nan")  # noqa: E731
     cited = [r for r in answerable if r["cited"]]
     stages: dict[str, list[float]] = {}
@@ -79,13 +82,17 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "single": {"n": len(single), "hit@1": mean([r["rank"] == 0 for r in single]),
                    "hit@3": mean([r["rank"] is not None and r["rank"] < 3 for r in single]),
                    "mrr": mean([1 / (r["rank"] + 1) if r["rank"] is not None else 0.0 for r in single])},
-        "multi": {"n": len(multi), "recall@5": mean([r["recall5"] for r in multi])},
+        "multi": {"n": len(multi), "recall@5": mean([r["recall5"] for r in multi]),
+                  "gold_cited": mean([r["gold_cited"] for r in multi])},
+        "near_miss": {"n": len(near), "handled": sum(r["near_miss"] or r["abstained"] for r in near)},
         "abstain": {"n": len(abstain), "abstained": sum(r["abstained"] for r in abstain),
                     "answerable": len(answerable), "wrongly_abstained": sum(r["abstained"] for r in answerable)},
         "followup": {"n": len(follow), "hit@3": mean([r["rank"] is not None and r["rank"] < 3 for r in follow])},
         "answers": {"contains": mean([r["contains"] for r in answerable if r["has_contains"]]),
                     "citation_precision": (sum(r["cited_ok"] for r in cited) / sum(len(r["cited"]) for r in cited)) if cited else float("nan"),
-                    "cite_gold": sum(r["cites_gold"] for r in answerable), "answerable": len(answerable)},
+                    "cite_gold": sum(r["cites_gold"] for r in answerable), "answerable": len(answerable),
+                    "only_relevant": mean([r["only_relevant"] for r in answerable if not r["abstained"]]),
+                    "fallback": mean([r["fallback"] for r in answerable if not r["abstained"]])},
         "latency_ms": {stage: {"p50": 1000 * float(np.percentile(v, 50)), "p95": 1000 * float(np.percentile(v, 95))}
                        for stage, v in stages.items()},
     }
@@ -97,12 +104,16 @@ def format_table(metrics: dict[str, Any]) -> str:
         f"{'metric':34} value",
         f"{'single  hit@1 / hit@3 / MRR':34} {m['single']['hit@1']:.3f} / {m['single']['hit@3']:.3f} / {m['single']['mrr']:.3f}  (n={m['single']['n']})",
         f"{'multi   recall@5':34} {m['multi']['recall@5']:.3f}  (n={m['multi']['n']})",
+        f"{'        gold papers cited':34} {m['multi']['gold_cited']:.3f}",
         f"{'abstain abstained':34} {m['abstain']['abstained']}/{m['abstain']['n']}",
         f"{'        wrongly abstained':34} {m['abstain']['wrongly_abstained']}/{m['abstain']['answerable']}",
         f"{'followup hit@3':34} {m['followup']['hit@3']:.3f}  (n={m['followup']['n']})",
         f"{'answers contain expected':34} {m['answers']['contains']:.3f}",
         f"{'        citation precision':34} {m['answers']['citation_precision']:.3f}",
         f"{'        cite a gold paper':34} {m['answers']['cite_gold']}/{m['answers']['answerable']}",
+        f"{'        cite only relevant papers':34} {m['answers']['only_relevant']:.3f}",
+        f"{'        fallback (engine text replaced)':34} {m['answers']['fallback']:.3f}",
+        f"{'near-miss said so / abstained':34} {m['near_miss']['handled']}/{m['near_miss']['n']}",
     ]
     for stage, v in m["latency_ms"].items():
         lines.append(f"{'latency ' + stage + ' p50 / p95 ms':34} {v['p50']:.1f} / {v['p95']:.1f}")

@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from assistant.types import Citation
-from ingest.chunking import sentence_spans
+from assistant.claims import Abstract, Verdict, check, unescape_latex_numbers
+from assistant.types import Citation, Removed
 
 _MARKER = re.compile(r"\[(\d+(?:\s*[,;]\s*\d+)*)\]")
 _CLAIM_SPLIT = re.compile(r"(?<=[.!?])\s+|\n+")
@@ -40,163 +40,178 @@ def content_words(text: str) -> set[str]:
     return {w for w in _WORD.findall(text.lower()) if w not in _STOP and len(w) > 1}
 
 
-_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-'][A-Za-z0-9]+)*")
-
-
-def proper_names(source: Source) -> set[str]:
-    """Lower-cased names a paper uses for its method, data or models ("Nester", "HiTyper", "ManyTypes4Py").
-
-    A name is a word with an inner capital or a digit, or a capitalized word away from a sentence
-    start, that the paper never also writes in lower case.
-    """
-    found: set[str] = set()
-    for w in _TOKEN.findall(source.title):
-        if any(c.isupper() for c in w[1:]) or any(c.isdigit() for c in w):
-            found.add(w.lower())
-    lower: set[str] = set()
-    for span in sentence_spans(source.abstract):
-        for i, w in enumerate(_TOKEN.findall(source.abstract[span.start : span.end])):
-            if w.islower():
-                lower.add(w)
-            elif any(c.isupper() for c in w[1:]) or any(c.isdigit() for c in w) or (i > 0 and w[0].isupper()):
-                found.add(w.lower())
-    return {w for w in found - lower if len(w) > 2 and w not in _STOP}
-
-
-def _numbers(claim: str) -> set[int]:
-    return {int(n) for group in _MARKER.findall(claim) for n in re.split(r"\s*[,;]\s*", group)}
-
-
-class _NameIndex:
-    """Each source's names, and every word it mentions, to catch claims about one paper cited to another."""
-
-    def __init__(self, sources: list[Source]) -> None:
-        self.names = {s.number: proper_names(s) for s in sources}
-        self.mentions = {s.number: {w.lower() for w in _TOKEN.findall(f"{s.title} {s.abstract}")} for s in sources}
-
-    def names_another_paper(self, claim_text: str, number: int, cited_here: set[int]) -> bool:
-        """The claim names another given paper's method or data, which source ``number`` never mentions."""
-        if number not in self.mentions:
-            return False
-        words = {w.lower() for w in _TOKEN.findall(claim_text)}
-        foreign = words - self.mentions[number]
-        return any(foreign & names for m, names in self.names.items() if m != number and m not in cited_here)
-
-
-def misattributed(text: str, sources: list[Source], support: float = 0.5) -> list[str]:
-    """Claims of ``text`` that name one given paper but cite, or restate, another that never mentions that name.
-
-    An unmarked claim counts as citing the source whose sentence supports it at least ``support``.
-    """
-    index = _NameIndex(sources)
-    out = []
-    for claim in _split_keep(text):
-        claim_text = _MARKER.sub("", claim)
-        cited = _numbers(claim)
-        if not cited and content_words(claim_text):
-            score, number = _best_source(claim_text, sources)
-            cited = {number} if score >= support else set()
-        if any(index.names_another_paper(claim_text, n, cited) for n in cited):
-            out.append(claim.strip())
-    return out
-
-
-def _overlap(claim: set[str], sentence: str) -> float:
-    words = content_words(sentence)
-    if not claim or not words:
-        return 0.0
-    return len(claim & words) / min(len(claim), len(words)) ** 0.5 / len(claim) ** 0.5
+def _numbers(claim: str) -> list[int]:
+    return [int(n) for group in _MARKER.findall(claim) for n in re.split(r"\s*[,;]\s*", group)]
 
 
 def best_quote(claim: str, abstract: str) -> tuple[int, int, float]:
     """The abstract sentence that best supports ``claim``: (start, end, support in [0, 1])."""
-    words = content_words(claim)
-    best = (0, 0, 0.0)
-    for span in sentence_spans(abstract):
-        score = _overlap(words, abstract[span.start : span.end])
-        if score > best[2]:
-            best = (span.start, span.end, score)
-    return best
-
-
-def _best_source(claim_text: str, sources: list[Source]) -> tuple[float, int]:
-    """(support, number) of the source whose best sentence supports the claim most."""
-    return max(((best_quote(claim_text, s.abstract)[2], s.number) for s in sources), default=(0.0, 0))
+    verdict = check(claim, Abstract.of("", abstract))
+    return verdict.span[0], verdict.span[1], verdict.score
 
 
 def _normalize(text: str) -> str:
-    return " ".join(text.lower().split())
+    return " ".join(unescape_latex_numbers(text).lower().split())
 
 
-def _attribute(claim: str, claim_text: str, sources: list[Source], threshold: float, names: _NameIndex) -> str:
-    """Add ``[n]`` to an unmarked claim when one source's sentence supports it strongly."""
-    best = _best_source(claim_text, sources)
-    if best[0] < threshold or names.names_another_paper(claim_text, best[1], set()):
-        return claim
-    stripped = claim.rstrip()
-    return f"{stripped} [{best[1]}]{claim[len(stripped):]}"
+class _Papers:
+    """The given sources prepared once for checking claims against each of them."""
+
+    def __init__(self, sources: list[Source]) -> None:
+        self.by_number = {s.number: s for s in sources}
+        self.prepared = {s.number: Abstract.of(s.title, s.abstract) for s in sources}
+
+    def judge(self, claim_text: str, number: int) -> Verdict:
+        """The verdict for ``[number]`` on this claim, including "another given paper says it better"."""
+        verdict = check(claim_text, self.prepared[number])
+        if not verdict.supported:
+            return verdict
+        for other, paper in self.prepared.items():
+            if other != number:
+                rival = check(claim_text, paper)
+                if rival.supported and rival.score >= verdict.score + _RIVAL_MARGIN:
+                    return Verdict(False, verdict.score, verdict.span, f"another given paper says this better ([{other}])")
+        return verdict
+
+    def judge_group(self, claim_text: str, numbers: list[int]) -> dict[int, Verdict]:
+        """Verdicts for a claim cited to several papers at once ("both study X [1, 2]"): together
+        they must entail it, and each must support part of it."""
+        joint = Abstract.of(" ".join(self.by_number[n].title for n in numbers),
+                            " ".join(self.by_number[n].abstract for n in numbers))
+        together = check(claim_text, joint)
+        out = {}
+        for n in numbers:
+            own = check(claim_text, self.prepared[n], min_coverage=_GROUP_SHARE)
+            if not together.supported:
+                out[n] = Verdict(False, own.score, own.span, together.reason)
+            elif own.score < _GROUP_SHARE:
+                out[n] = Verdict(False, own.score, own.span, "no sentence of the abstract says this")
+            else:
+                out[n] = Verdict(True, own.score, own.span)
+        return out
+
+    def attribution(self, claim_text: str, threshold: float) -> int | None:
+        """The one source that clearly supports an unmarked claim, if any."""
+        verdicts = [(check(claim_text, p), n) for n, p in self.prepared.items()]
+        good = sorted(((v.score, n) for v, n in verdicts if v.supported and v.score >= threshold), reverse=True)
+        if good and (len(good) == 1 or good[0][0] >= good[1][0] + _RIVAL_MARGIN):
+            return good[0][1]
+        return None
 
 
-def verify(text: str, sources: list[Source], question: str = "", min_support: float = 0.2,
-           attribute: float | None = None) -> tuple[str, list[Citation]]:
-    """Check the markers in ``text`` against ``sources``.
+_RIVAL_MARGIN = 0.25  # another paper covers the claim this much better: the marker names the wrong paper
+_GROUP_SHARE = 0.25  # each paper of a grouped citation [1, 2] must cover this share of the claim
 
-    With ``attribute`` (a support threshold in [0, 1]), a sentence the model left without a marker
-    gets one when a source sentence supports it at least that strongly.
 
-    Returns the cleaned text (invalid markers removed, valid ones renumbered 1..m in order of
-    first use) and one verified citation per cited paper.
+def verify(text: str, sources: list[Source], question: str = "", attribute: float | None = None,
+           strict: bool = False) -> tuple[str, list[Citation], list[Removed]]:
+    """Check every marker in ``text`` against the claim it is attached to and the cited abstract.
+
+    Each claim (the clause before a marker, or its sentence) keeps ``[n]`` only when paper n
+    entails it (``assistant.claims.check``: content, numbers, polarity, rare terms) and no other
+    given paper supports it clearly better. With ``attribute`` (a support threshold), an unmarked
+    claim that exactly one source supports gets that source's marker. With ``strict`` (LLM
+    output), a claim left without a verified marker is removed from the text.
+
+    Returns the cleaned text (markers renumbered 1..m in order of first use), one verified
+    citation per cited paper, and every marker or claim that was removed, with the reason.
     """
-    by_number = {s.number: s for s in sources}
-    names = _NameIndex(sources)
+    papers = _Papers(sources)
     renumber: dict[int, int] = {}
     quotes: dict[int, tuple[int, int, float]] = {}
+    removed: list[Removed] = []
     pieces: list[str] = []
     for claim in _split_keep(text):
         claim_text = _MARKER.sub("", claim)
         if not content_words(claim_text):
             pieces.append(_MARKER.sub("", claim))  # a bare "[1]" claims nothing: drop it
             continue
+        if attribute and not _MARKER.search(claim) and not _QUOTED.search(claim_text):
+            number = papers.attribution(claim_text, attribute)
+            if number is not None:
+                stripped = claim.rstrip()
+                claim = f"{stripped} [{number}]{claim[len(stripped):]}"
         fabricated = {_normalize(q) for q in _QUOTED.findall(claim_text)}
-        cited_here = _numbers(claim)
+        kept_any = False
+        had_marker = bool(_MARKER.search(claim))
+        segments = _segments(claim)
 
         def replace(match: re.Match[str]) -> str:
+            nonlocal kept_any
+            segment = segments.get(match.start(), claim_text)
             kept = []
-            for raw in re.split(r"\s*[,;]\s*", match.group(1)):
-                number = int(raw)
-                source = by_number.get(number)
+            numbers = list(dict.fromkeys(_numbers(match.group(0))))
+            known = [n for n in numbers if n in papers.by_number]
+            group = papers.judge_group(segment, known) if len(known) > 1 else {}
+            for number in numbers:
+                source = papers.by_number.get(number)
+                reason = ""
                 if source is None:
-                    continue  # unknown marker, e.g. [7] with 3 sources
-                if any(q not in _normalize(source.abstract) for q in fabricated):
-                    continue  # the claim quotes text that is not in this abstract
-                if names.names_another_paper(claim_text, number, cited_here):
-                    continue  # "Nester reports a Hessian structure [2]": the claim is about paper 1
-                start, end, support = best_quote(claim_text, source.abstract)
-                if support < min_support and number not in quotes:
-                    continue  # nothing in this abstract supports the claim
+                    reason = f"no source [{number}] was given"
+                elif any(q not in _normalize(source.abstract) for q in fabricated):
+                    reason = "quotes text that is not in the abstract"
+                else:
+                    verdict = group.get(number) or papers.judge(segment, number)
+                    if not verdict.supported:
+                        reason = verdict.reason
+                if reason:
+                    removed.append(Removed(marker=number, paper_id=source.paper_id if source else None,
+                                           claim=_tidy(segment), reason=reason))
+                    continue
+                assert source is not None
+                start, end, support = best_support(segment, papers.prepared[number])
                 if number not in renumber:
                     renumber[number] = len(renumber) + 1
                     quotes[number] = (start, end, support)
                 elif support > quotes[number][2]:
                     quotes[number] = (start, end, support)
                 kept.append(renumber[number])
+                kept_any = True
             return "".join(f"[{n}]" for n in dict.fromkeys(kept))
 
-        if attribute and not _MARKER.search(claim) and not fabricated:
-            claim = _attribute(claim, claim_text, sources, attribute, names)
-        pieces.append(_MARKER.sub(replace, claim))
+        checked = _MARKER.sub(replace, claim)
+        if strict and not kept_any:
+            if not had_marker:
+                removed.append(Removed(marker=None, paper_id=None, claim=_tidy(claim_text), reason="no citation"))
+            trailing = claim[len(claim.rstrip()):]
+            pieces.append("\n" if "\n" in trailing else "")
+            continue
+        pieces.append(checked)
     cleaned = re.sub(r"[ \t]+([.,;:!?])", r"\1", "".join(pieces))
-    cleaned = re.sub(r"[ \t]{2,}", " ", cleaned).strip()
+    cleaned = re.sub(r"[ \t]{2,}", " ", cleaned)
+    cleaned = re.sub(r"\n{3,}", "\n\n", cleaned).strip()
     citations = []
     for original, number in sorted(renumber.items(), key=lambda item: item[1]):
-        source = by_number[original]
+        source = papers.by_number[original]
         start, end, _ = quotes[original]
         citations.append(Citation(
             number=number, paper_id=source.paper_id, title=source.title, url=source.url,
             authors=source.authors, venue=source.venue,
             quote=source.abstract[start:end], start=start, end=end,
         ))
-    return cleaned, citations
+    return cleaned, citations, removed
+
+
+def best_support(claim_text: str, paper: Abstract) -> tuple[int, int, float]:
+    verdict = check(claim_text, paper)
+    return verdict.span[0], verdict.span[1], verdict.score
+
+
+def _tidy(text: str) -> str:
+    return " ".join(text.split()).strip(" -*")
+
+
+def _segments(claim: str) -> dict[int, str]:
+    """For each marker group (by position), the text it vouches for: the clause since the previous
+    marker when that clause says something on its own, else the whole claim."""
+    whole = _MARKER.sub("", claim)
+    out: dict[int, str] = {}
+    last = 0
+    for match in _MARKER.finditer(claim):
+        clause = claim[last : match.start()]
+        out[match.start()] = clause if len(content_words(clause)) >= 3 else whole
+        last = match.end()
+    return out
 
 
 def _split_keep(text: str) -> list[str]:

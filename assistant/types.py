@@ -38,6 +38,15 @@ class Citation(BaseModel):
     end: int
 
 
+class Removed(BaseModel):
+    """A citation marker (or an uncited claim) the verifier took out of an engine's answer, and why."""
+
+    marker: int | None = Field(None, description="the number the engine wrote; None for a claim with no marker")
+    paper_id: str | None = None
+    claim: str = Field(description="the claim the marker was attached to")
+    reason: str = Field(description='e.g. "number not in the abstract (28.3)"')
+
+
 class Answer(BaseModel):
     """A cited answer. ``text`` is markdown with inline markers ``[1]``, ``[2]`` matching ``citations``."""
 
@@ -48,6 +57,9 @@ class Answer(BaseModel):
     grounded: bool = Field(False, description="at least one verified citation supports the text")
     query: str = Field("", description="the standalone query that was searched")
     hits: list[Hit] = Field(default_factory=list)
+    removed: list[Removed] = Field(default_factory=list, description="markers and claims the verifier removed, with reasons")
+    near_miss: bool = Field(False, description="the papers are on the topic but none says what was asked; nearest listed")
+    fallback: bool = Field(False, description="the engine's text could not be verified and was replaced by the abstracts' sentences")
     engine: str = ""
     timings: dict[str, float] = Field(default_factory=dict, description="seconds per stage")
     error: str | None = None

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Literal
 
+from ingest.cleaning import clean_text
 from ingest.titles import derive_title
 from vectorstore.errors import InputError
 
@@ -135,7 +136,8 @@ def paper_from_mapping(record: Any, source: str) -> Paper:
     if not isinstance(record, dict):
         raise InputError(f"{source}: expected an object with an 'abstract' field, got {type(record).__name__}; give one paper object per record or use --skip-invalid")
     fields = {str(k).strip().lower(): v for k, v in record.items() if k is not None}
-    abstract = " ".join(_str(fields.get("abstract")).split())
+    raw_abstract = " ".join(_str(fields.get("abstract")).split())
+    abstract = clean_text(_str(fields.get("abstract")))
     if not abstract:
         raise InputError(f"{source}: record has no abstract; add an 'abstract' field or use --skip-invalid")
     if len(abstract) > MAX_ABSTRACT_CHARS:
@@ -143,8 +145,8 @@ def paper_from_mapping(record: Any, source: str) -> Paper:
             f"{source}: abstract is {len(abstract):,} characters (limit {MAX_ABSTRACT_CHARS:,}); "
             "this is not an abstract: fix the record or use --skip-invalid"
         )
-    title = " ".join(_str(fields.get("title")).split())
-    paper_id = _str(fields.get("id")) or content_id(abstract)
+    title = clean_text(_str(fields.get("title")))
+    paper_id = _str(fields.get("id")) or content_id(raw_abstract)  # ids stay stable across cleaning changes
     extra = {k: _scalar(v) for k, v in fields.items() if k not in _KNOWN and v not in (None, "")}
     return Paper(
         id=paper_id,

@@ -12,7 +12,7 @@ SOURCES = [Source(1, "p-nester", "Nester", NESTER), Source(2, "p-tined", "TINED"
 
 
 def test_valid_markers_get_verbatim_quotes():
-    text, cites = verify("Nester reaches 70.7% Top-1 Exact Match on ManyTypes4Py [1].", SOURCES)
+    text, cites, _ = verify("Nester reaches 70.7% Top-1 Exact Match on ManyTypes4Py [1].", SOURCES)
     assert text == "Nester reaches 70.7% Top-1 Exact Match on ManyTypes4Py [1]."
     assert [c.paper_id for c in cites] == ["p-nester"]
     assert cites[0].quote == "Evaluated on ManyTypes4Py, Nester achieves 70.7% Top-1 Exact Match."
@@ -20,84 +20,150 @@ def test_valid_markers_get_verbatim_quotes():
 
 
 def test_invented_marker_is_removed():
-    text, cites = verify("Nester does type inference [7].", SOURCES)
+    text, cites, _ = verify("Nester does type inference [7].", SOURCES)
     assert "[7]" not in text and cites == []
 
 
 def test_out_of_range_with_three_sources_and_renumbering():
-    text, cites = verify("Dirichlet energy preserves smoothing [2][7]. Nester does type inference [1].", SOURCES)
+    text, cites, _ = verify("Dirichlet energy preserves smoothing [2][7]. Nester does type inference [1].", SOURCES)
     assert text == "Dirichlet energy preserves smoothing [1]. Nester does type inference [2]."
     assert [(c.number, c.paper_id) for c in cites] == [(1, "p-tined"), (2, "p-nester")]
 
 
 def test_unsupported_citation_is_dropped():
     # paper 3 (bandits) says nothing about Dirichlet energy
-    text, cites = verify("Dirichlet energy preserves the smoothing effects [3].", SOURCES)
+    text, cites, _ = verify("Dirichlet energy preserves the smoothing effects [3].", SOURCES)
     assert "[" not in text and cites == []
 
 
 def test_quote_not_in_abstract_is_rejected():
-    text, cites = verify('The paper states "Nester solves quantum gravity in constant time" [1].', SOURCES)
+    text, cites, _ = verify('The paper states "Nester solves quantum gravity in constant time" [1].', SOURCES)
     assert cites == [] and "[1]" not in text
 
 
 def test_real_quote_is_accepted():
-    text, cites = verify('It says "Nester achieves 70.7% Top-1 Exact Match" on ManyTypes4Py [1].', SOURCES)
+    text, cites, _ = verify('It says "Nester achieves 70.7% Top-1 Exact Match" on ManyTypes4Py [1].', SOURCES)
     assert [c.paper_id for c in cites] == ["p-nester"]
 
 
 def test_grouped_markers_and_marker_after_period():
-    text, cites = verify("GNN distillation and type inference are both studied. [1, 2]", SOURCES)
+    text, cites, _ = verify("GNN distillation and type inference are both studied. [1, 2]", SOURCES)
     assert {c.paper_id for c in cites} == {"p-nester", "p-tined"}
     assert "[1][2]" in text
 
 
 def test_no_markers_means_no_citations():
-    text, cites = verify("Nobody knows.", SOURCES)
+    text, cites, _ = verify("Nobody knows.", SOURCES)
     assert text == "Nobody knows." and cites == []
 
 
 def test_bare_marker_claims_nothing():
-    text, cites = verify("[1]", SOURCES)
+    text, cites, _ = verify("[1]", SOURCES)
     assert cites == [] and text == ""
 
 
 def test_claim_naming_another_paper_loses_its_marker():
     # seen with the 0.5B model: a follow-up about Nester answered with the Hessian paper's sentence
     text = "Nester reports that GNN layers keep their smoothing effects [2]."
-    cleaned, citations = verify(text, SOURCES)
+    cleaned, citations, _ = verify(text, SOURCES)
     assert citations == [] and "[" not in cleaned
 
 
 def test_naming_a_paper_that_the_claim_also_cites_is_fine():
     text = "Nester reaches 70.7% Top-1 Exact Match [1], while TINED preserves the smoothing effects of GNN layers [2]."
-    _, citations = verify(text, SOURCES)
+    _, citations, _ = verify(text, SOURCES)
     assert [c.paper_id for c in citations] == ["p-nester", "p-tined"]
 
 
 def test_a_name_the_cited_abstract_also_uses_is_fine():
     other = Source(4, "p-typegen", "TypeGen", "TypeGen generates types. It is compared with Nester on ManyTypes4Py.")
-    _, citations = verify("TypeGen is compared with Nester on ManyTypes4Py [4].", [*SOURCES, other])
+    _, citations, _ = verify("TypeGen is compared with Nester on ManyTypes4Py [4].", [*SOURCES, other])
     assert [c.paper_id for c in citations] == ["p-typegen"]
 
 
-def test_proper_names_are_names_not_capitalized_words():
-    from assistant.grounding import proper_names
+def test_names_are_names_not_capitalized_words():
+    from assistant.claims import analyse
 
-    assert proper_names(SOURCES[0]) >= {"nester", "manytypes4py"}
-    assert "evaluated" not in proper_names(SOURCES[0])  # capitalized only at a sentence start
-    assert "gnns" in proper_names(SOURCES[1]) and "we" not in proper_names(SOURCES[1])
+    names = analyse("Evaluated on ManyTypes4Py, Nester beats GPT-4 and Llama-2-7B.").names
+    assert {"manytypes4py", "nester", "gpt-4", "llama-2-7b"} <= names
+    assert "evaluated" not in names  # capitalized only at a sentence start
 
 
 def test_unmarked_claim_restating_another_paper_is_caught():
-    from assistant.grounding import misattributed
-
     # the model named paper 1 but copied paper 2's sentence, with no marker at all
     text = "Nester shows that Dirichlet energy distillation preserves the smoothing effects of GNN layers."
-    assert misattributed(text, SOURCES) == [text]
-    cleaned, citations = verify(text, SOURCES, attribute=0.6)
+    cleaned, citations, _ = verify(text, SOURCES, attribute=0.6)
     assert citations == [], "the verifier must not attribute a mixed-up claim to paper 2"
     fine = "Dirichlet energy distillation preserves the smoothing effects of GNN layers."
-    assert misattributed(fine, SOURCES) == []
     assert [c.paper_id for c in verify(fine, SOURCES, attribute=0.6)[1]] == ["p-tined"]
-    assert misattributed("Nester reaches 70.7% Top-1 Exact Match on ManyTypes4Py [1].", SOURCES) == []
+    _, _, removed = verify(text, SOURCES, attribute=0.6, strict=True)
+    assert [r.reason for r in removed] == ["no citation"]
+
+
+# ---------------------------------------------------------------- claim by claim (issue 11)
+
+HITYPER = ("Evaluated on the ManyTypes4Py dataset, Nester outperforms HiTyper by 18.3% on Top-1 Exact Match. "
+           "Unlike prior work, Nester does not require retraining for new type systems. "
+           "We train two large language models (LLMs) of different sizes.")
+TYPED = [Source(1, "p-nester", "Nester", HITYPER), Source(2, "p-tined", "TINED", TINED)]
+
+
+def _kept(claim: str, sources: list[Source] = TYPED, paper: str = "p-nester") -> bool:
+    text, citations, _ = verify(claim, sources)
+    return any(c.paper_id == paper for c in citations)
+
+
+def _reason(claim: str, sources: list[Source] = TYPED) -> str:
+    return " ".join(r.reason for r in verify(claim, sources)[2])
+
+
+def test_a_changed_number_loses_its_marker():
+    assert _kept("Nester outperforms HiTyper by 18.3% on ManyTypes4Py [1].")
+    assert not _kept("Nester outperforms HiTyper by 28.3% on ManyTypes4Py [1].")
+    assert "number not in the abstract" in _reason("Nester outperforms HiTyper by 28.3% on ManyTypes4Py [1].")
+
+
+def test_numbers_are_compared_as_values():
+    latex = [Source(1, "p", "Nester", r"Nester reaches 70.7\% Top-1 Exact Match and trains two models.")]
+    assert _kept("Nester reaches 70.7% Top-1 Exact Match [1].", latex, "p")
+    assert _kept("Nester trains 2 models [1].", latex, "p")
+    assert not _kept("Nester trains three models [1].", latex, "p")
+
+
+def test_a_reversed_finding_loses_its_marker():
+    assert _kept("Nester needs no retraining for new type systems [1].")
+    assert not _kept("Nester requires retraining for new type systems [1].")
+    assert not _kept("Nester underperforms HiTyper by 18.3% on ManyTypes4Py [1].")
+    assert "direction" in _reason("Nester underperforms HiTyper by 18.3% on ManyTypes4Py [1].")
+
+
+def test_an_invented_detail_loses_its_marker():
+    assert not _kept("Nester outperforms HiTyper by 18.3% on ImageNet [1].")
+    assert not _kept("Nester outperforms GPT-4 on ManyTypes4Py [1].")
+    assert "not in the abstract" in _reason("Nester outperforms HiTyper by 18.3% on ImageNet [1].")
+
+
+def test_a_repeat_citation_is_checked_like_the_first():
+    text, citations, removed = verify(
+        "Nester outperforms HiTyper by 18.3% on ManyTypes4Py [1]. Nester also runs on GPUs with quantum annealing [1].", TYPED)
+    assert [c.paper_id for c in citations] == ["p-nester"]
+    assert text.count("[1]") == 1 and len(removed) == 1 and removed[0].marker == 1
+
+
+def test_a_claim_from_another_paper_loses_its_marker():
+    assert not _kept("Dirichlet energy distillation preserves the smoothing effects of GNN layers [1].")
+    assert _kept("Dirichlet energy distillation preserves the smoothing effects of GNN layers [2].", paper="p-tined")
+
+
+def test_paraphrases_survive():
+    assert _kept("On ManyTypes4Py, Nester beats HiTyper by 18.3% in Top-1 Exact Match [1].")
+    assert _kept("The authors train two LLMs of different sizes [1].")
+    assert _kept("Nester doesn't need to be retrained for new type systems [1].")
+
+
+def test_strict_mode_removes_claims_left_without_a_verified_marker():
+    text, citations, removed = verify(
+        "Nester outperforms HiTyper by 18.3% [1]. It beats HiTyper by 40% [1]. Nester was written in Rust by Google.",
+        TYPED, strict=True)
+    assert "40%" not in text and "Rust" not in text and "18.3%" in text
+    assert {r.reason.split(" (")[0] for r in removed} == {"number not in the abstract", "no citation"}

@@ -53,7 +53,7 @@ abstracts = st.lists(prose.filter(lambda s: s.strip()), min_size=1, max_size=3)
 def test_every_accepted_quote_is_in_its_abstract(texts: list[str], answer: str, markers: list[int]):
     sources = [Source(i + 1, f"p{i}", f"T{i}", t) for i, t in enumerate(texts)]
     answer = answer + " " + " ".join(f"[{m}]" for m in markers)
-    cleaned, citations = verify(answer, sources)
+    cleaned, citations, _ = verify(answer, sources)
     by_id = {s.paper_id: s.abstract for s in sources}
     assert [c.number for c in citations] == list(range(1, len(citations) + 1))
     for c in citations:

@@ -1,0 +1,324 @@
+"""Claim-level entailment checks: does this abstract say what the claim says?
+
+A claim (a sentence or clause an engine wrote, markers removed) is supported by a paper when a
+sentence of its abstract, or two of them together, cover the claim's content and
+1. every number or quantity in the claim appears in those sentences (``70.7\\%`` = ``70.7%``,
+   "two" = 2, ``2x`` = ``2×``);
+2. the polarity agrees: no negation or direction word ("fails", "without", "worse", "under-")
+   on one side that the other contradicts;
+3. the claim's rare terms (names of methods, data sets, baselines and models, sizes, and words
+   that are rare in English) occur in the abstract, allowing inflections, a few common
+   paraphrases and the abstract's own acronym definitions.
+
+Everything here is deterministic and lexical: stems from PyStemmer (the keyword index's
+analyser) and word rarity from ``wordfreq``'s English frequency lists, both shipped offline.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from ingest.chunking import sentence_spans
+
+# ----------------------------------------------------------------------------- words
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:['’][a-z]+)?|\d+(?:[.,]\d+)*")
+_NAME_TOKEN = re.compile(r"[A-Za-z0-9]+(?:[-_.][A-Za-z0-9]+)*")
+
+STOPWORDS = frozenset(
+    "a an and are as at be been being both but by can could did do does doing for from had has have having how i if in "
+    "into is it its itself of on onto or our ours so such than that the their theirs them then there these they this "
+    "those through to too upon us was we were what when where whether which while who whom whose why will with within "
+    "would you your also via per each other another any all some most many much more very only just well here thus "
+    "hence however moreover furthermore additionally specifically respectively namely e g i.e etc".split()
+)
+# words an answer uses to talk about a paper rather than about its content
+_GENERIC = frozenset(
+    "paper papers work works study studies authors author approach approaches method methods methodology technique "
+    "techniques framework frameworks propose proposes proposed proposing introduce introduces introduced introducing "
+    "present presents presented presenting novel new show shows showed shown demonstrate demonstrates demonstrated "
+    "result results find finds found finding findings report reports reported use uses used using based "
+    "called named term termed known achieve achieves achieved reach reaches reached obtain obtains obtained "
+    "develop develops developed design designs designed provide provides provided offer offers enable enables "
+    "allow allows make makes made help helps address addresses tackle tackles leverage leverages leveraging "
+    "employ employs utilize utilizes utilizing first key main overall existing prior previous recent "
+    "experiment experiments experimental extensive empirical empirically evaluation evaluations evaluate evaluates "
+    "evaluated benchmark benchmarks called one".split()
+)
+# paraphrases an answer commonly uses for an abstract's word (stems are compared, so one form each)
+_SYNONYMS: tuple[frozenset[str], ...] = tuple(frozenset(group.split()) for group in (
+    "outperform outperforms outperformed surpass surpasses surpassed beat beats exceed exceeds exceeded better superior",
+    "improve improves improved improvement improvements boost boosts enhance enhances gain gains increase increases",
+    "reduce reduces reduced reduction decrease decreases cut cuts lower lowers lowering shrink",
+    "fast faster speed speeds speedup accelerate accelerates quicker",
+    "large larger big bigger",
+    "small smaller tiny",
+    "accurate accuracy precise",
+    "need needs require requires required requirement necessary",
+    "show shows demonstrate demonstrates prove proves establish establishes",
+    "model models network networks",
+    "dataset datasets data corpus corpora",
+    "task tasks problem problems",
+    "efficient efficiency cheap cheaper",
+    "robust robustness",
+    "optimal optimality",
+    "state-of-the-art sota",
+))
+NEGATIONS = frozenset("not no never none neither nor without cannot cant fail fails failed failing lack lacks lacking unable "
+                      "absent absence impossible".split())
+_MORE = frozenset("better higher more increase increases increased outperform outperforms outperformed faster larger superior "
+                  "above exceed exceeds exceeded improve improves improved stronger gain gains greater best highest".split())
+_LESS = frozenset("worse lower less fewer decrease decreases decreased underperform underperforms underperformed slower "
+                  "smaller inferior below degrade degrades degraded weaker drop drops hurt hurts worst lowest".split())
+_NUMBER_WORDS = {w: i for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen "
+    "eighteen nineteen twenty".split())}
+_NUMBER_WORDS.update({"thirty": 30, "forty": 40, "fifty": 50, "hundred": 100, "thousand": 1000, "million": 10**6,
+                      "billion": 10**9, "twice": 2, "double": 2, "doubles": 2, "triple": 3, "half": 0.5, "single": 1})
+_NUMBER = re.compile(r"(?<![A-Za-z0-9.])(\d+(?:,\d{3})+|\d+(?:\.\d+)?)\s*(%|\\%|percent|x|×|[kKMB](?![A-Za-z]))?(?![A-Za-z0-9])")
+_ACRONYM = re.compile(r"((?:[A-Za-z][\w-]*\s+){1,8}?)\(([A-Z][A-Za-z0-9-]*?)s?\)")
+
+
+@lru_cache(maxsize=1)
+def _stemmer():  # type: ignore[no-untyped-def]
+    import Stemmer
+
+    return Stemmer.Stemmer("english")
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    return str(_stemmer().stemWord(word.lower()))
+
+
+@lru_cache(maxsize=65536)
+def rarity(word: str) -> float:
+    """How much a word names something specific: 0 for everyday words, 1 for rare ones (wordfreq's Zipf scale)."""
+    from wordfreq import zipf_frequency
+
+    zipf = zipf_frequency(word.lower(), "en")
+    return max(0.0, min(1.0, (5.5 - zipf) / 2.5))
+
+
+def _synonym_stems() -> dict[str, frozenset[str]]:
+    table: dict[str, set[str]] = {}
+    for group in _SYNONYMS:
+        stems = {stem(w) for w in group}
+        for s in stems:
+            table.setdefault(s, set()).update(stems)
+    return {k: frozenset(v) for k, v in table.items()}
+
+
+_SYN: dict[str, frozenset[str]] = {}
+
+
+def synonyms(word_stem: str) -> frozenset[str]:
+    if not _SYN:
+        _SYN.update(_synonym_stems())
+    return _SYN.get(word_stem, frozenset((word_stem,)))
+
+
+def unescape_latex_numbers(text: str) -> str:
+    return text.replace("\\%", "%").replace("\\times", "×").replace("$", "")
+
+
+def numbers(text: str) -> set[float]:
+    """The numeric values a text states, digits or words ("two", "twice"); markers must be removed first."""
+    text = unescape_latex_numbers(text)
+    found: set[float] = set()
+    for match in _NUMBER.finditer(text):
+        raw, unit = match.group(1).replace(",", ""), (match.group(2) or "")
+        value = float(raw)
+        if unit in ("k", "K"):
+            value *= 1000
+        elif unit == "M":
+            value *= 10**6
+        found.add(round(value, 6))
+        if unit == "B":  # "7B" model size: the value, also 7e9 written out
+            found.add(value * 10**9)
+    for word in re.findall(r"[a-z]+", text.lower()):
+        if word in _NUMBER_WORDS and word not in ("one", "single", "half"):  # "one of", "a single", "half" are idioms
+            found.add(float(_NUMBER_WORDS[word]))
+    return found
+
+
+@dataclass
+class Terms:
+    """A text's content words: stems with their weight, plus names, numbers and negation/direction cues."""
+
+    weights: dict[str, float] = field(default_factory=dict)
+    names: set[str] = field(default_factory=set)      # stems of name-like tokens: "imagenet", "gpt-4", "7b"
+    numbers: set[float] = field(default_factory=set)
+    negated: list[set[str]] = field(default_factory=list)  # the content stems in each negation's scope
+    more: list[set[str]] = field(default_factory=list)      # context stems around each "better/higher/..." word
+    less: list[set[str]] = field(default_factory=list)      # context stems around each "worse/lower/..." word
+
+
+def _is_name(token: str, position: int) -> bool:
+    inner_upper = any(c.isupper() for c in token[1:])
+    has_digit = any(c.isdigit() for c in token) and any(c.isalpha() for c in token)
+    return inner_upper or has_digit or (position > 0 and token[:1].isupper() and len(token) > 1)
+
+
+def analyse(text: str) -> Terms:
+    """Content terms of a claim or sentence (markers must be removed first)."""
+    text = unescape_latex_numbers(text)
+    terms = Terms(numbers=numbers(text))
+    words = _WORD.findall(text)
+    lowered = [w.lower().replace("’", "'") for w in words]
+    for position, token in enumerate(_NAME_TOKEN.findall(text)):
+        if _is_name(token, position) and not token.isdigit() and token.lower() not in STOPWORDS:
+            if not re.fullmatch(r"\d+(?:\.\d+)?[kKMBx%]?", token):
+                terms.names.add(token.lower())
+    def context(lo: int, hi: int) -> set[str]:
+        return {stem(w) for w in lowered[max(lo, 0) : hi] if w not in STOPWORDS and w not in NEGATIONS
+                and w not in _MORE and w not in _LESS and not w[0].isdigit() and w not in _GENERIC}
+
+    for i, word in enumerate(lowered):
+        if word.endswith("n't") or word in NEGATIONS:
+            terms.negated.append(context(i + 1, i + 6))
+            continue
+        if word == "free" and i > 0:  # "training-free": no training
+            terms.negated.append(context(i - 1, i))
+            continue
+        if word in _MORE:
+            terms.more.append(context(i - 2, i) | context(i + 1, i + 5))
+        if word in _LESS:
+            terms.less.append(context(i - 2, i) | context(i + 1, i + 5))
+        if word in STOPWORDS or word[0].isdigit() or len(word) < 2:
+            continue
+        s = stem(word)
+        weight = 0.15 if word in _GENERIC else 0.3 + 0.7 * rarity(word)
+        terms.weights[s] = max(terms.weights.get(s, 0.0), weight)
+    return terms
+
+
+@dataclass
+class Abstract:
+    """A paper's text prepared once for checking claims: its sentences' terms and its vocabulary."""
+
+    text: str
+    title: str
+    spans: list[tuple[int, int]]
+    sentences: list[Terms]
+    vocabulary: set[str]
+    names: set[str]
+    numbers: set[float]
+
+    @classmethod
+    def of(cls, title: str, abstract: str) -> "Abstract":
+        spans = [(s.start, s.end) for s in sentence_spans(abstract)]
+        sentences = [analyse(abstract[a:b]) for a, b in spans]
+        whole = analyse(f"{title}. {abstract}")
+        vocabulary = set(whole.weights) | {s for t in sentences for scope in t.negated for s in scope}
+        vocabulary |= {stem(w.lower()) for w in _WORD.findall(unescape_latex_numbers(f"{title} {abstract}"))}
+        names = {n for n in whole.names} | {n.lower() for n in _NAME_TOKEN.findall(f"{title} {abstract}")}
+        # the abstract's own acronym definitions: "large language models (LLMs)" makes both forms known
+        for long_form, short in _ACRONYM.findall(f"{title}. {abstract}"):
+            words = long_form.split()
+            initials = "".join(w[0] for w in words[-len(short):]).lower() if len(short) <= len(words) else ""
+            if initials and short.lower().startswith(initials[:2]):
+                names.add(short.lower())
+                names.add(short.lower() + "s")
+                vocabulary.add(stem(short))
+        return cls(abstract, title, spans, sentences, vocabulary, names, whole.numbers)
+
+
+@dataclass
+class Verdict:
+    """The check of one claim against one paper."""
+
+    supported: bool
+    score: float                     # weighted share of the claim's content the support covers, in [0, 1]
+    span: tuple[int, int] = (0, 0)   # the best supporting sentence (its character span in the abstract)
+    reason: str = ""                 # why it is not supported
+
+
+def _covered(s: str, available: set[str]) -> bool:
+    return s in available or bool(synonyms(s) & available)
+
+
+def _name_known(name: str, paper: Abstract) -> bool:
+    if name in paper.names:
+        return True
+    parts = [p for p in re.split(r"[-_.]", name) if p]
+    if len(parts) > 1 and all(p in paper.names or stem(p) in paper.vocabulary or p.isdigit() for p in parts):
+        return True
+    return stem(name) in paper.vocabulary
+
+
+def coverage(claim: Terms, support: set[str]) -> float:
+    total = sum(claim.weights.values())
+    if not total:
+        return 0.0
+    return sum(w for s, w in claim.weights.items() if _covered(s, support)) / total
+
+
+def check(claim_text: str, paper: Abstract, min_coverage: float = 0.5, max_unknown: float = 0.8) -> Verdict:
+    """Is ``claim_text`` entailed by one or two sentences of ``paper``? Returns the verdict with its reason."""
+    claim = analyse(claim_text)
+    if not claim.weights:
+        return Verdict(False, 0.0, reason="claims nothing")
+    # the best sentence, then the best second sentence for a claim that condenses two
+    scored = sorted(((coverage(claim, set(t.weights) | _names_as_stems(t)), i) for i, t in enumerate(paper.sentences)), reverse=True)
+    if not scored:
+        return Verdict(False, 0.0, reason="empty abstract")
+    best_score, best = scored[0]
+    chosen = [best]
+    support = set(paper.sentences[best].weights) | _names_as_stems(paper.sentences[best])
+    for _, other in scored[1:4]:
+        terms = paper.sentences[other]
+        joined = support | set(terms.weights) | _names_as_stems(terms)
+        gain = coverage(claim, joined) - coverage(claim, support)
+        needed = bool(claim.numbers - _numbers_of(paper, chosen)) and bool(claim.numbers & terms.numbers)
+        if gain >= 0.15 or needed:
+            chosen.append(other)
+            support = joined
+            break
+    score = coverage(claim, support)
+    span = paper.spans[best]
+    if score < min_coverage:
+        return Verdict(False, score, span, "no sentence of the abstract says this")
+    missing_numbers = claim.numbers - _numbers_of(paper, chosen)
+    if missing_numbers:
+        shown = ", ".join(f"{n:g}" for n in sorted(missing_numbers))
+        return Verdict(False, score, span, f"number not in the abstract ({shown})")
+    polarity = _polarity_conflict(claim, [paper.sentences[i] for i in chosen])
+    if polarity:
+        return Verdict(False, score, span, polarity)
+    unknown_names = sorted(n for n in claim.names if not _name_known(n, paper))
+    if unknown_names:
+        return Verdict(False, score, span, f"'{unknown_names[0]}' is not in the abstract")
+    unknown = [(w, s) for s, w in claim.weights.items() if w >= 0.5 and not _covered(s, paper.vocabulary)]
+    if sum(w for w, _ in unknown) > max_unknown:
+        return Verdict(False, score, span, f"'{max(unknown)[1]}' is not in the abstract")
+    return Verdict(True, score, span)
+
+
+def _names_as_stems(terms: Terms) -> set[str]:
+    return {stem(n) for n in terms.names}
+
+
+def _numbers_of(paper: Abstract, chosen: list[int]) -> set[float]:
+    return set().union(*(paper.sentences[i].numbers for i in chosen)) if chosen else set()
+
+
+def _polarity_conflict(claim: Terms, support: list[Terms]) -> str:
+    claim_words = set(claim.weights)
+    support_negated = [scope for t in support for scope in t.negated]
+    for scope in claim.negated:
+        if not any(scope & other or not scope for other in support_negated):
+            return "negates what the abstract states"
+    if not claim.negated:
+        for scope in support_negated:
+            if {s for s in scope if s in claim_words and claim.weights[s] > 0.15}:
+                return "drops a negation of the abstract"
+    more = [ctx for t in support for ctx in t.more]
+    less = [ctx for t in support for ctx in t.less]
+    for mine, same, opposite in ((claim.more, more, less), (claim.less, less, more)):
+        for ctx in mine:
+            if any(ctx & o for o in opposite) and not any(ctx & s for s in same):
+                return "reverses the direction the abstract reports"
+    return ""
