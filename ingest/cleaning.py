@@ -23,26 +23,31 @@ def _latex_to_text():  # type: ignore[no-untyped-def]
     return LatexNodes2Text(math_mode="text", strict_latex_spaces=True)
 
 
-def _is_word(word: str, context: str) -> bool:
-    """A known English word (wordfreq's lists), or a word the same text uses elsewhere."""
+def join_hyphen_breaks(text: str, vocabulary: frozenset[str] | set[str] = frozenset()) -> str:
+    """"bidi-\\nrected" -> "bidirected" where the joined word is used elsewhere in the corpus
+    (``vocabulary``) or is a more common English word than the hyphenated pair (wordfreq);
+    a real compound keeps its hyphen ("score-\\nmaximizing" -> "score-maximizing")."""
     from wordfreq import zipf_frequency
 
-    return zipf_frequency(word, "en") > 1.5 or re.search(rf"\b{re.escape(word)}\b", context, re.IGNORECASE) is not None
-
-
-def join_hyphen_breaks(text: str) -> str:
-    """"bidi-\\nrected" -> "bidirected" when the joined word exists; else keep the hyphen ("state-of-\\nthe-art")."""
     def join(match: re.Match[str]) -> str:
         left, right = match.group(1), match.group(2)
         joined = left + right
-        rest = text[: match.start()] + text[match.end() :]
-        return joined if _is_word(joined, rest) else f"{left}-{right}"
+        if joined.lower() in vocabulary or zipf_frequency(joined, "en") > zipf_frequency(f"{left}-{right}", "en"):
+            return joined
+        return f"{left}-{right}"
 
     return _HYPHEN_BREAK.sub(join, text)
 
 
+def vocabulary_of(text: str) -> frozenset[str]:
+    """The words a corpus file uses (for joining hyphenated line breaks)."""
+    return frozenset(re.findall(r"[a-z]+", text.lower()))
+
+
 def _math(match: re.Match[str]) -> str:
     body = _TEXT_COMMAND.sub(r"\1", match.group(1))
+    body = re.sub(r"\\(sqrt|log|exp|min|max|sup|inf|lim)\b\s*(?:\{([^{}]*)\})?",
+                  lambda m: f"{m.group(1)}({m.group(2)})" if m.group(2) is not None else m.group(1), body)  # \sqrt{T} -> sqrt(T)
     if "\\" in body:
         try:
             body = _latex_to_text().latex_to_text(body)
@@ -64,6 +69,6 @@ def unescape_latex(text: str) -> str:
     return text.replace("\uFF04", "$")
 
 
-def clean_text(text: str) -> str:
+def clean_text(text: str, vocabulary: frozenset[str] | set[str] = frozenset()) -> str:
     """Join hyphenated line breaks, unescape LaTeX, collapse whitespace."""
-    return " ".join(unescape_latex(join_hyphen_breaks(text)).split())
+    return " ".join(unescape_latex(join_hyphen_breaks(text, vocabulary)).split())

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Literal
 
-from ingest.cleaning import clean_text
+from ingest.cleaning import clean_text, vocabulary_of
 from ingest.titles import derive_title
 from vectorstore.errors import InputError
 
@@ -131,13 +131,13 @@ def _scalar(value: Any) -> str | int | float | bool:
     return json.dumps(value, ensure_ascii=False)
 
 
-def paper_from_mapping(record: Any, source: str) -> Paper:
+def paper_from_mapping(record: Any, source: str, vocabulary: frozenset[str] = frozenset()) -> Paper:
     """Validate one JSON/CSV record and build a ``Paper``; raises ``InputError``."""
     if not isinstance(record, dict):
         raise InputError(f"{source}: expected an object with an 'abstract' field, got {type(record).__name__}; give one paper object per record or use --skip-invalid")
     fields = {str(k).strip().lower(): v for k, v in record.items() if k is not None}
     raw_abstract = " ".join(_str(fields.get("abstract")).split())
-    abstract = clean_text(_str(fields.get("abstract")))
+    abstract = clean_text(_str(fields.get("abstract")), vocabulary)
     if not abstract:
         raise InputError(f"{source}: record has no abstract; add an 'abstract' field or use --skip-invalid")
     if len(abstract) > MAX_ABSTRACT_CHARS:
@@ -220,6 +220,7 @@ def parse_file(path: str | Path, fmt: str = "auto", skip_invalid: bool = False) 
     if fmt not in FORMATS:
         raise InputError(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
     text = _read_text(path)
+    vocabulary = vocabulary_of(text)
     fmt = detect_format(path, text) if fmt == "auto" else fmt
     papers: list[Paper] = []
     problems: list[Problem] = []
@@ -230,7 +231,7 @@ def parse_file(path: str | Path, fmt: str = "auto", skip_invalid: bool = False) 
                 raise raw
             if fmt == "bare" and index == 0 and _is_header(raw["abstract"]):
                 continue  # the header line ("ICML 2025 Papers")
-            paper = paper_from_mapping(raw, source)
+            paper = paper_from_mapping(raw, source, vocabulary)
             previous = seen.get(paper.id)
             if previous is not None:
                 if previous.content_hash == paper.content_hash:

@@ -1,0 +1,43 @@
+"""Text hygiene (issue 11): LaTeX escapes and PDF hyphen breaks are cleaned at ingest; answers never end mid-number."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from assistant.core import complete_sentences
+from ingest.cleaning import clean_text, vocabulary_of
+from ingest.records import parse_file
+
+
+def test_latex_escapes_and_inline_math_become_plain_text():
+    assert clean_text(r"reaching 70.7\% Top-1, \$5 per run") == "reaching 70.7% Top-1, $5 per run"
+    assert clean_text(r"rate $n^{-1/((t+1)^2+4)}$ for $t$ steps") == "rate n^(-1/((t+1)^2+4)) for t steps"
+    assert clean_text(r"$\tilde{O}(\sqrt{T})$ regret, $\mu_0$ and \emph{new}") == "Õ(sqrt(T)) regret, μ_0 and new"
+    assert clean_text("no latex here: 5% and a $ sign") == "no latex here: 5% and a $ sign"
+
+
+def test_hyphen_breaks_join_only_real_words():
+    assert clean_text("meth-\nods and re-\nturn") == "methods and return"
+    assert clean_text("score-\nmaximizing and state-of-\nthe-art") == "score-maximizing and state-of-the-art"
+    assert clean_text("bidi-\nrected graphs") == "bidi-rected graphs"  # not a dictionary word ...
+    assert clean_text("bidi-\nrected graphs", vocabulary_of("bidirected edges")) == "bidirected graphs"  # ... but in the corpus
+
+
+def test_ingested_records_are_clean_and_ids_stable(tmp_path: Path):
+    path = tmp_path / "papers.jsonl"
+    rows = [{"title": "Bidirected $k$-Graphs", "abstract": "We study bidi-\nrected graphs and reach 70.7\\% accuracy."},
+            {"id": "p2", "title": "Other", "abstract": "Bidirected edges matter."}]
+    path.write_text("\n".join(json.dumps(r) for r in rows), encoding="utf-8")
+    papers, _ = parse_file(path)
+    assert papers[0].title == "Bidirected k-Graphs"
+    assert papers[0].abstract == "We study bidirected graphs and reach 70.7% accuracy."
+    again, _ = parse_file(path)
+    assert again[0].id == papers[0].id  # content ids come from the raw text
+
+
+def test_answers_never_end_inside_a_number_or_word():
+    assert complete_sentences("Nester beats HiTyper [1]. It surpasses TypeGen by 28.3\\") == "Nester beats HiTyper [1]."
+    assert complete_sentences("Nester is a type inference method. It was evalu") == "Nester is a type inference method."
+    assert complete_sentences("Nester reaches 70.7% [1].") == "Nester reaches 70.7% [1]."
+    assert complete_sentences("Nester reaches 70.7") == "Nester reaches 70.7"  # nothing complete to fall back to
