@@ -8,10 +8,9 @@ question as the lead paper's (``PAPER_MARGIN``), so answers do not pad with unre
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Literal
 
-from assistant.engines import Evidence
+from assistant.evidence import Evidence
 
 Shape = Literal["single", "list", "compare"]
 
@@ -38,75 +37,72 @@ def question_shape(question: str) -> Shape:
     return "single"
 
 
-@dataclass(frozen=True)
-class Pick:
-    """One sentence chosen for the answer: ``evidence.source.abstract[start:end]``."""
-
-    evidence: Evidence
-    start: int
-    end: int
-
-    @property
-    def text(self) -> str:
-        return self.evidence.source.abstract[self.start : self.end].strip()
-
-
 def _best(ev: Evidence) -> float:
     return ev.sentences[0][2] if ev.sentences else 0.0
 
 
-def select(question: str, evidence: list[Evidence], shape: Shape | None = None) -> list[Pick]:
-    """The sentences that answer ``question``, lead paper first."""
+def _keep(ev: Evidence, n: int) -> Evidence:
+    """The paper with only its ``n`` best sentences."""
+    return Evidence(ev.source, ev.sentences[:n])
+
+
+def select(question: str, evidence: list[Evidence], shape: Shape | None = None) -> list[Evidence]:
+    """The papers and sentences that answer ``question``, lead paper first (each paper's
+    ``sentences`` cut to the chosen ones, best first)."""
     evidence = [ev for ev in evidence if ev.sentences]
     if not evidence:
         return []
     shape = shape or question_shape(question)
-    lead = evidence[0]
-    best = _best(lead)
     if shape == "list":
         top = max(_best(ev) for ev in evidence)
-        members = [ev for ev in evidence if _best(ev) >= max(LIST_FLOOR, LIST_MARGIN * top)]
-        return [Pick(ev, ev.sentences[0][0], ev.sentences[0][1]) for ev in members]
+        return [_keep(ev, 1) for ev in evidence if _best(ev) >= max(LIST_FLOOR, LIST_MARGIN * top)]
     if shape == "compare":
-        return [Pick(ev, ev.sentences[0][0], ev.sentences[0][1]) for ev in evidence[:2]]
-    picks = [Pick(lead, s, e) for s, e, _ in sorted(lead.sentences[:LEAD_SENTENCES])]
-    for ev in evidence[1:MAX_SINGLE_PAPERS]:
-        if _best(ev) >= PAPER_MARGIN * best:
-            picks.append(Pick(ev, ev.sentences[0][0], ev.sentences[0][1]))
-    return picks
+        return [_keep(ev, 1) for ev in evidence[:2]]
+    lead = evidence[0]
+    chosen = [_keep(lead, LEAD_SENTENCES)]
+    chosen += [_keep(ev, 1) for ev in evidence[1:MAX_SINGLE_PAPERS] if _best(ev) >= PAPER_MARGIN * _best(lead)]
+    return chosen
 
 
-def render(picks: list[Pick], shape: Shape) -> str:
-    """Markdown lines with markers: a bold title where a paper first appears."""
-    lines, seen = [], set()
-    for pick in picks:
-        source = pick.evidence.source
-        head = f"**{source.title}**: " if source.number not in seen else ""
-        seen.add(source.number)
-        lines.append(f"- {head}{pick.text} [{source.number}]")
-    if shape == "list" and lines:
-        count = len(seen)
-        lines.insert(0, f"{count} paper{'s' if count != 1 else ''} here {'match' if count != 1 else 'matches'}:")
+def render(selected: list[Evidence], shape: Shape) -> str:
+    """Markdown lines with markers: a bold title where a paper first appears, sentences in abstract order."""
+    lines = []
+    for ev in selected:
+        for i, (start, end, _) in enumerate(sorted(ev.sentences)):
+            head = f"**{ev.source.title}**: " if i == 0 else ""
+            lines.append(f"- {head}{ev.source.abstract[start:end].strip()} [{ev.source.number}]")
+    if shape == "list" and selected:
+        n = len(selected)
+        lines.insert(0, f"{n} paper{'s' if n != 1 else ''} here {'match' if n != 1 else 'matches'}:")
     return "\n".join(lines)
 
 
-NEAR_MISS_SHARE = 0.4  # share of the question's idf weight that no selected paper mentions: on topic, not answered
+NEAR_MISS_SHARE = 0.35  # share of the question's weight that the lead paper never mentions: on topic, not answered
 
 
-def unanswered(question: str, idf: dict[str, float], picks: list[Pick]) -> list[str]:
-    """The question's topical words that none of the selected papers mentions, when they carry at
-    least ``NEAR_MISS_SHARE`` of its idf weight (a near miss: the papers are on the topic, none says
-    what was asked); else ``[]``."""
+def unanswered(question: str, idf: dict[str, float], selected: list[Evidence]) -> list[str]:
+    """The question's words that the lead paper never mentions, when they carry at least
+    ``NEAR_MISS_SHARE`` of its weight (idf, times rarity in English so "how much" counts little):
+    a near miss, the paper is on the topic but does not say what was asked. Else ``[]``."""
+    from assistant.claims import rarity
     from vectorstore.keyword import tokenize
 
-    total = sum(idf.values())
-    if not total or not picks:
-        return []
-    sources = {p.evidence.source.number: p.evidence.source for p in picks}.values()
-    present = set().union(*(set(t) for t in tokenize([f"{s.title} {s.abstract}" for s in sources])))
-    missing = {term for term in idf if term not in present}
-    if sum(idf[t] for t in missing) / total < NEAR_MISS_SHARE:
+    if not idf or not selected:
         return []
     words = re.findall(r"[\w-]+", question)
-    stems = tokenize(words)
-    return list(dict.fromkeys(w for w, s in zip(words, stems) if s and s[0] in missing))
+    surface = {stems[0]: word for word, stems in zip(words, tokenize(words)) if stems}
+    weight = {term: value * (0.3 + 0.7 * rarity(surface.get(term, term))) for term, value in idf.items()}
+    lead = selected[0].source
+    present = set(tokenize([f"{lead.title} {lead.abstract}"])[0])
+    missing = [term for term in weight if term not in present]
+    if sum(weight[t] for t in missing) < NEAR_MISS_SHARE * sum(weight.values()):
+        return []
+    return [surface.get(t, t) for t in missing]
+
+
+def near_miss_text(missing: list[str], evidence: list[Evidence], papers: int = 3) -> str:
+    """What a near miss says: that no paper answers it, what is missing, and the nearest papers' closest sentence."""
+    quoted = ", ".join(f"“{w}”" for w in missing[:4])
+    nearest = [_keep(ev, 1) for ev in evidence[:papers] if ev.sentences]
+    return (f"No paper here says this: the closest one never mentions {quoted}. Nearest papers:\n"
+            + render(nearest, "single"))
