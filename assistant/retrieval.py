@@ -116,7 +116,7 @@ class HybridRetriever(BaseRetriever):
         """Union of the dense and keyword candidates, each with both scores (before fusion).
 
         Reads chunk ids and distances only: a chunk id names its paper, version and position,
-        and a paper chunk is the commit marker, so only uncommitted-looking candidates need a lookup.
+        and a paper chunk commits its version, so only candidates without one in the pool need a lookup.
         """
         timings = timings if timings is not None else {}
         t0 = time.perf_counter()

@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from vectorstore.store import PaperStore
+from vectorstore.text import QUESTION_WORDS
 
 _STEMMER = None
 
@@ -34,14 +35,6 @@ def _stemmer():  # type: ignore[no-untyped-def]
     return _STEMMER or None
 
 
-# question words that carry no topic (on top of bm25s's English stopwords)
-QUERY_STOPWORDS = frozenset(
-    "what which who whom whose why how when where does do did is are was were can could should would paper papers "
-    "study studies propose proposes proposed method methods approach authors work use used using show shows "
-    "tell me about there any find explain describe give list".split()
-)
-
-
 def tokenize(texts: list[str]) -> list[list[str]]:
     """Lower-cased, stop-worded, Porter-stemmed tokens (the BM25 analyzer)."""
     import bm25s
@@ -52,7 +45,7 @@ def tokenize(texts: list[str]) -> list[list[str]]:
 def query_terms(text: str) -> list[str]:
     """Distinct topical terms of a question (analyzer tokens minus question words)."""
     stemmer = _stemmer()
-    stop = {stemmer.stemWord(w) for w in QUERY_STOPWORDS} if stemmer else set(QUERY_STOPWORDS)
+    stop = {stemmer.stemWord(w) for w in QUESTION_WORDS} if stemmer else set(QUESTION_WORDS)
     return [t for t in dict.fromkeys(tokenize([text])[0]) if t and t not in stop]
 
 
