@@ -92,7 +92,7 @@ def _store_state(store: PaperStore) -> tuple[dict[str, str], dict[str, list[str]
     return committed, chunks
 
 
-def _progress(total: int, enabled: bool):  # type: ignore[no-untyped-def]
+def _progress(total: int, enabled: bool) -> Any:
     from tqdm import tqdm
 
     return tqdm(total=total, unit="paper", desc="embedding", disable=not enabled, file=sys.stderr, smoothing=0.1)

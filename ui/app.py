@@ -352,7 +352,7 @@ def create_app(assistant: Assistant) -> gr.Blocks:
             upload_status = gr.Markdown(elem_id="pc-upload-status", label="status")
             upload_report = gr.JSON(visible=False, label="report")
 
-        stream_io = dict(inputs=[question, chat, history], outputs=[question, chat, sources, history],
+        stream_io: dict[str, Any] = dict(inputs=[question, chat, history], outputs=[question, chat, sources, history],
                          concurrency_id="answer", concurrency_limit=2)
         question.submit(h.respond, api_visibility="private", **stream_io)
         ask.click(h.respond, api_visibility="private", **stream_io)

@@ -120,7 +120,7 @@ def _part_path(spec: ModelSpec, i: int) -> Path | None:
     rel = f"{spec.module(i)}/{spec.part_relpath(i)}"
     for f in dist.files or ():
         if f.as_posix() == rel:
-            p = Path(dist.locate_file(f))
+            p = Path(str(dist.locate_file(f)))
             return p if p.is_file() else None
     # RECORD missing or odd: fall back to where the package would be imported from.
     try:
