@@ -72,7 +72,7 @@ class ScriptedOpenAI:
         self.requests: list[dict[str, Any]] = []
         self.resolutions: list[Resolution] = []
         self._lock = threading.Lock()
-        self._httpd = ThreadingHTTPServer((host, port), _handler(self))
+        self._httpd = _QuietServer((host, port), _handler(self))
         self._httpd.daemon_threads = True
         self._thread: threading.Thread | None = None
 
@@ -152,6 +152,16 @@ class ScriptedOpenAI:
                 else:
                     res.numbers[key] = number
         return res
+
+
+class _QuietServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        import sys
+
+        if not isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):  # clients closing keep-alive sockets
+            super().handle_error(request, client_address)
 
 
 def _text(content: Any) -> str:
