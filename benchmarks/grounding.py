@@ -119,10 +119,21 @@ def lead_sentence(case: dict[str, Any], cases: list[dict[str, Any]], abstract: s
     raise ValueError(f"no lead sentence for {case['id']}")
 
 
-def template(case: dict[str, Any], position: str, lead: str) -> str:
+MARKER_STYLES = ("after-period", "before-period")
+
+
+def template(case: dict[str, Any], position: str, lead: str, style: str = "after-period") -> str:
+    """The scripted answer: ``claim [A]`` (after-period: ``... baseline. [1]``; before-period: ``... baseline [1].``)."""
+
+    def cite(sentence: str) -> str:
+        sentence = sentence.strip()
+        if style == "before-period" and sentence[-1:] in ".!?":
+            return f"{sentence[:-1]} [{{A}}]{sentence[-1]}"
+        return f"{sentence} [{{A}}]"
+
     if position == "alone":
-        return f"{case['claim']} [{{A}}]"
-    return f"{lead} [{{A}}] {case['claim']} [{{A}}]"
+        return cite(case["claim"])
+    return f"{cite(lead)} {cite(case['claim'])}"
 
 
 def question(case: dict[str, Any], titles: dict[str, str]) -> str:
@@ -174,7 +185,7 @@ def is_kept(answer: Any, claim: str, paper_id: str) -> bool:
     """A sentence containing the claim carries a marker whose citation is ``paper_id`` (and no fallback)."""
     if is_fallback(answer):
         return False
-    want = normalize(claim)
+    want = normalize(claim).rstrip(".!?")  # the marker may sit before the final period
     cited = citation_papers(answer)
     for text, numbers in segments(str(getattr(answer, "text", ""))):
         if want in normalize(text) and any(cited.get(n) == paper_id for n in numbers):
@@ -186,7 +197,8 @@ def is_kept(answer: Any, claim: str, paper_id: str) -> bool:
 
 
 def run(cases: list[dict[str, Any]], distractors: int = 150, progress: bool = True,
-        positions: Iterable[str] = POSITIONS, lead_cases: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+        positions: Iterable[str] = POSITIONS, lead_cases: list[dict[str, Any]] | None = None,
+        style: str = "after-period") -> list[dict[str, Any]]:
     """Run every case in every position through a fresh store, the openai engine and the scripted server.
 
     Leads are taken from ``lead_cases`` (default: ``cases``), so filtering kinds does not change them.
@@ -224,7 +236,7 @@ def run(cases: list[dict[str, Any]], distractors: int = 150, progress: bool = Tr
             if case.get("other"):
                 placeholders["B"] = titles[case["other"]]
             for position in positions:
-                server.script(template(case, position, lead), **placeholders)
+                server.script(template(case, position, lead, style), **placeholders)
                 before = len(server.resolutions)
                 answer = assistant.ask(question(case, titles))
                 seen = server.resolutions[before:]
@@ -367,6 +379,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--json", dest="json_out", help="write every row (case x position) to this file")
     parser.add_argument("--kinds", nargs="+", choices=KINDS, help="only these kinds")
     parser.add_argument("--positions", nargs="+", choices=POSITIONS, default=list(POSITIONS))
+    parser.add_argument("--marker-style", choices=MARKER_STYLES, default="after-period",
+                        help="where the scripted answer puts [n]: after the sentence's period (default) or before it")
     parser.add_argument("--distractors", type=int, default=150, help="other ICML 2024 papers in the store (default 150)")
     parser.add_argument("--limit", type=int, help="only the first N cases (a quick look)")
     parser.add_argument("--max-failures", type=int, default=0, help="list at most N failing cases (0: all)")
@@ -381,9 +395,11 @@ def main(argv: list[str] | None = None) -> None:
     counts = Counter(c["kind"] for c in cases)
     log(f"{len(cases)} cases: " + ", ".join(f"{k} {counts[k]}" for k in KINDS if counts[k]), not args.quiet)
     started = time.perf_counter()
-    rows = run(cases, args.distractors, progress=not args.quiet, positions=args.positions, lead_cases=every)
+    rows = run(cases, args.distractors, progress=not args.quiet, positions=args.positions, lead_cases=every,
+               style=args.marker_style)
     print_report(rows, args.max_failures or None)
-    print(f"\n{len(cases)} cases x {len(args.positions)} positions in {time.perf_counter() - started:.0f}s, engine {rows[0]['engine'] if rows else '?'}")
+    print(f"\n{len(cases)} cases x {len(args.positions)} positions in {time.perf_counter() - started:.0f}s, "
+          f"engine {rows[0]['engine'] if rows else '?'}, markers {args.marker_style}")
     if args.json_out:
         Path(args.json_out).write_text(json.dumps(rows, indent=1, ensure_ascii=False), encoding="utf-8")
         print(f"rows written to {args.json_out}")

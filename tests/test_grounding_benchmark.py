@@ -72,10 +72,19 @@ def _answer(text: str, cited: dict[int, str], removed=None) -> SimpleNamespace:
 def test_kept_is_judged_per_sentence():
     claim = "Vim saves 86.8\\% GPU memory."
     assert grounding.is_kept(_answer("Lead. [1] vim saves 86.8%  GPU memory. [1]", {1: "A"}), claim, "A")
+    assert grounding.is_kept(_answer("Lead [1]. Vim saves 86.8% GPU memory [1].", {1: "A"}), claim, "A")
     assert not grounding.is_kept(_answer("Lead. [1] Vim saves 86.8% GPU memory.", {1: "A"}), claim, "A")
+    assert not grounding.is_kept(_answer("Lead [1]. Vim saves 86.8% GPU memory.", {1: "A"}), claim, "A")
     assert not grounding.is_kept(_answer("Vim saves 86.8% GPU memory. [1]", {1: "B"}), claim, "A")
     assert not grounding.is_kept(_answer("_The model's answer could not be verified_\nVim saves 86.8% GPU memory. [1]", {1: "A"}), claim, "A")
     assert not grounding.is_kept(_answer("Vim saves 86.8% GPU memory. [1]", {1: "A"}, removed=[{"reason": "fallback"}]), claim, "A")
+
+
+def test_templates_place_markers():
+    case = {"claim": "Vim is fast.", "kind": "exact"}
+    assert grounding.template(case, "alone", "Lead.") == "Vim is fast. [{A}]"
+    assert grounding.template(case, "after", "Lead.") == "Lead. [{A}] Vim is fast. [{A}]"
+    assert grounding.template(case, "after", "Lead.", "before-period") == "Lead [{A}]. Vim is fast [{A}]."
 
 
 @pytest.fixture(scope="module")
