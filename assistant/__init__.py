@@ -1,14 +1,17 @@
-"""paperchat's assistant: hybrid retrieval and verified, cited answers.
+"""paperchat's assistant: hybrid retrieval and verified, cited answers (layer 3, above ``ingest``).
 
     >>> from assistant import Assistant
     >>> answer = Assistant().ask("What is Nester?")
     >>> print(answer.text, answer.citations[0].quote)
 """
 
-from assistant.core import AbstentionPolicy, Assistant
-from assistant.engines import EngineError
+import vectorstore  # noqa: F401  (the offline environment, before any library loads)
+from assistant.abstention import AbstentionPolicy
+from assistant.core import Assistant
 from assistant.retrieval import FusionConfig, HybridRetriever
-from assistant.types import Answer, Citation, Hit
+from assistant.types import Answer, Citation, Hit, PaperRef
+from vectorstore.errors import EngineError, PaperchatError
 from vectorstore.settings import Settings
 
-__all__ = ["AbstentionPolicy", "Answer", "Assistant", "Citation", "EngineError", "FusionConfig", "Hit", "HybridRetriever", "Settings"]
+__all__ = ["AbstentionPolicy", "Answer", "Assistant", "Citation", "EngineError", "FusionConfig", "Hit", "HybridRetriever",
+           "PaperRef", "PaperchatError", "Settings"]

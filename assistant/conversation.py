@@ -11,6 +11,7 @@ import re
 from typing import Mapping, Sequence
 
 from assistant.grounding import content_words
+from vectorstore.text import REQUEST_WORDS
 
 # pronouns and demonstrative phrases that point back to an earlier turn; "the authors" or "the method"
 # alone are not enough (standalone questions use them: "What did the authors find about X?")
@@ -19,7 +20,6 @@ _ANAPHORA = re.compile(
     re.IGNORECASE,
 )
 _CITED_TITLE = re.compile(r"\*\*(.+?)\*\*")
-_GENERIC = frozenset("tell me about there any paper papers show find explain describe give list which".split())
 Message = Mapping[str, str]
 
 
@@ -45,5 +45,5 @@ def standalone_query(question: str, history: Sequence[Message] | None) -> str:
     if titles:
         context.append(titles[0])
     own = content_words(question)
-    context.extend(w for w in dict.fromkeys(re.findall(r"[\w-]+", previous_user)) if w.lower() in content_words(previous_user) and w.lower() not in own and w.lower() not in _GENERIC)
+    context.extend(w for w in dict.fromkeys(re.findall(r"[\w-]+", previous_user)) if w.lower() in content_words(previous_user) and w.lower() not in own and w.lower() not in REQUEST_WORDS)
     return f"{question} ({' '.join(context)})" if context else question

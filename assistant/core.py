@@ -1,57 +1,69 @@
-"""``Assistant``: the one entry point the CLI, the UI and scripts use."""
+"""``Assistant``: the one door the CLI, the browser app and scripts use.
+
+It orchestrates; each stage has its own module, in data-flow order:
+``conversation`` (the standalone query) -> ``retrieval`` (hybrid search) -> ``abstention`` ->
+``evidence`` (the first k papers, sentences ranked) -> ``engines`` (the text) -> ``grounding``
+(every citation checked) -> one ``Answer``, assembled in one place.
+"""
 
 from __future__ import annotations
 
 import re
 import threading
 import time
-from typing import Any, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
+from assistant.abstention import AbstentionPolicy, abstain_text
 from assistant.conversation import standalone_query
-from assistant.engines import Engine, EngineError, Evidence, ExtractiveEngine, make_engine, rank_sentences
-from assistant.grounding import Source, verify
+from assistant.engines import Engine, ExtractiveEngine, make_engine
+from assistant.evidence import Evidence, select_evidence
+from assistant.grounding import verify
+from assistant.selection import LIST_DEPTH, near_miss_text, question_shape, render, select, unanswered
 from assistant.retrieval import FusionConfig, HybridRetriever
-from assistant.types import Answer, Hit
+from assistant.types import Answer, Citation, Hit, Removed
+from ingest.pipeline import IngestReport, ensure_corpus, ingest
 from vectorstore.embeddings import Embedder
 from vectorstore.errors import PaperchatError
 from vectorstore.keyword import KeywordIndex, query_terms
 from vectorstore.settings import Settings
 from vectorstore.store import PaperStore, StoredPaper
+from vectorstore.text import printable
 
 MAX_QUESTION_CHARS = 2000
-_CONTROL = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+MIN_HITS = 5  # an answer lists at least this many retrieved papers (eval's recall@5 reads them), even when k is smaller
+SEARCH_DEPTH = 10  # papers a search returns unless asked otherwise (and the LangChain retriever's depth, at least k)
+ATTRIBUTE_SUPPORT = 0.6  # a sentence an LLM left unmarked gets the marker of a source supporting it this well
+UNVERIFIED = "_The model's answer could not be verified against the abstracts; their most relevant sentences:_\n"
+UNGROUNDED = "\n\n_No verified citation: this answer is not grounded in the indexed abstracts._"
 
 
-class AbstentionPolicy:
-    """Abstain when the evidence is weak: neither a close dense match nor the question's rare terms.
+@dataclass
+class _Turn:
+    """What one question has produced so far; ``answer()`` turns it into the ``Answer``."""
 
-    ``coverage`` is the idf-weighted share of the question's topical terms found in the top
-    papers; a rare name ("Nester") that MiniLM does not know still counts as evidence.
-    Thresholds are calibrated by ``benchmarks/abstention.py``.
-    """
+    question: str
+    query: str = ""
+    hits: list[Hit] = field(default_factory=list)
+    text: str = ""
+    citations: list[Citation] = field(default_factory=list)
+    abstained: bool = False
+    near_miss: bool = False
+    fallback: bool = False
+    removed: list[Removed] = field(default_factory=list)
+    engine: str = ""
+    error: str | None = None
+    timings: dict[str, float] = field(default_factory=dict)
 
-    def __init__(self, min_dense: float = 0.45, min_coverage: float = 0.6, dense_floor: float = 0.1) -> None:
-        self.min_dense = min_dense
-        self.min_coverage = min_coverage
-        self.dense_floor = dense_floor
+    def fail(self, message: str) -> None:
+        self.text, self.error = f"Error: {message}", message
 
-    def should_abstain(self, top_dense: float | None, coverage: float) -> bool:
-        if top_dense is None:
-            return True
-        if top_dense >= self.min_dense:
-            return False
-        return not (coverage >= self.min_coverage and top_dense >= self.dense_floor)
-
-
-def term_coverage(idf: dict[str, float], papers: list[StoredPaper]) -> float:
-    """Idf-weighted share of query terms that occur in the given papers (title or abstract)."""
-    from vectorstore.keyword import tokenize
-
-    total = sum(idf.values())
-    if not total or not papers:
-        return 0.0
-    present = set().union(*(set(t) for t in tokenize([f"{p.title} {p.abstract}" for p in papers])))
-    return sum(w for term, w in idf.items() if term in present) / total
+    def answer(self) -> Answer:
+        return Answer(question=self.question, text=self.text, citations=self.citations, abstained=self.abstained,
+                      grounded=bool(self.citations), query=self.query, hits=self.hits, engine=self.engine,
+                      near_miss=self.near_miss, fallback=self.fallback, removed=self.removed,
+                      timings=self.timings, error=self.error)
 
 
 class Assistant:
@@ -63,18 +75,16 @@ class Assistant:
     """
 
     def __init__(self, settings: Settings | None = None, *, persist_dir: str | None = None,
-                 engine: str | Engine | None = None, auto_ingest: bool = True, announce: Any = None,
+                 engine: str | Engine | None = None, auto_ingest: bool = True, announce: Callable[[str], object] | None = None,
                  fusion: FusionConfig | None = None, abstention: AbstentionPolicy | None = None, **overrides: Any) -> None:
         settings = settings or Settings()
         self.settings = settings.with_overrides(data_dir=persist_dir, engine=engine if isinstance(engine, str) else None, **overrides)
         self.embedder = Embedder(self.settings.embedding_model, self.settings.embed_batch_size)
         self.store = PaperStore(self.settings)
         if auto_ingest:
-            from ingest.pipeline import ensure_corpus
-
             ensure_corpus(self.store, self.settings, announce or (lambda msg: None))
         self.retriever = HybridRetriever(store=self.store, keyword=KeywordIndex(self.store), embedder=self.embedder,
-                                         k=max(10, self.settings.k), fusion=fusion or FusionConfig())
+                                         k=max(SEARCH_DEPTH, self.settings.k), fusion=fusion or FusionConfig())
         self.abstention = abstention or AbstentionPolicy()
         self._engine: Engine | None = engine if engine is not None and not isinstance(engine, str) else None
         self._engine_lock = threading.Lock()
@@ -82,7 +92,7 @@ class Assistant:
     # -- engine ----------------------------------------------------------------------------------
     @property
     def engine(self) -> Engine:
-        """The answer engine in use (built on first use)."""
+        """The answer engine in use (built on first use; raises ``EngineError`` if it cannot be)."""
         with self._engine_lock:
             if self._engine is None:
                 self._engine = make_engine(self.settings)
@@ -92,22 +102,41 @@ class Assistant:
     def engine_name(self) -> str:
         return self.engine.name
 
-    # -- retrieval -----------------------------------------------------------------------------------
-    def search(self, query: str, k: int = 10) -> list[Hit]:
+    @property
+    def engine_label(self) -> str:
+        """The engine's name for display, built on first use; if it cannot be built, the setting and why."""
+        try:
+            return self.engine.name
+        except PaperchatError as exc:
+            return f"{self.settings.engine} (unavailable: {exc})"
+
+    @property
+    def k(self) -> int:
+        """Papers in an answer's evidence; the browser app shows as many retrieved papers while it writes."""
+        return self.settings.k
+
+    # -- the store ---------------------------------------------------------------------------------
+    def search(self, query: str, k: int = SEARCH_DEPTH) -> list[Hit]:
         """Paper-level hybrid search: one ``Hit`` per paper, best first."""
-        return self.retriever.search(_clean(query), k)
+        return self.retriever.search(clean_question(query), k)
 
     def paper(self, paper_id: str) -> StoredPaper | None:
         """The stored paper with its full abstract, or None."""
         return self.store.paper(paper_id)
 
-    def count(self) -> int:
-        """Number of chunks in the store."""
-        return self.store.count()
-
     def paper_count(self) -> int:
         """Number of papers in the store."""
         return self.store.paper_count()
+
+    def add_papers(self, paths: Iterable[str | Path], *, fmt: str = "auto", skip_invalid: bool = False, prune: bool = False,
+                   reset: bool = False, progress: bool | None = False) -> IngestReport:
+        """Add paper files to this store, validated completely before the first write (as ``paperchat ingest``).
+
+        An invalid file raises ``InputError`` and changes nothing; with ``skip_invalid`` the valid
+        records are added and the rest reported in ``IngestReport.problems``.
+        """
+        return ingest(list(paths), self.settings, store=self.store, fmt=fmt, prune=prune, skip_invalid=skip_invalid,
+                      reset=reset, progress=progress)
 
     # -- answering ----------------------------------------------------------------------------------
     def ask(self, question: str, history: Sequence[Mapping[str, str]] | None = None) -> Answer:
@@ -135,90 +164,85 @@ class Assistant:
         Events: ``("hits", hits)``, then ``("delta", text)`` pieces, then ``("answer", Answer)``.
         """
         started = time.perf_counter()
-        timings: dict[str, float] = {}
-        question = _clean(question)
-        if not question:
-            yield "answer", Answer(question="", text="Please type a question about the papers.", error="empty question")
-            return
-        query = standalone_query(question, _history(history))
+        turn = _Turn(question=clean_question(question))
+        if turn.question:
+            yield from self._answer(turn, history)
+        else:
+            turn.text, turn.error = "Please type a question about the papers.", "empty question"
+        turn.timings["total"] = time.perf_counter() - started
+        yield "answer", turn.answer()
+
+    def _answer(self, turn: _Turn, history: Sequence[Mapping[str, Any]] | None) -> Iterator[tuple[str, Any]]:
+        """The stages of one answer; each fills ``turn`` and may end it early (abstention, an error)."""
+        timings = turn.timings
+        turn.query = query = standalone_query(turn.question, _history(history))
         t0 = time.perf_counter()
         vector = self.embedder.encode([query])[0]
         timings["embed"] = time.perf_counter() - t0
-        hits, papers = self.retriever.retrieve(query, max(self.settings.k, 5), timings, vector=vector)
+        shape = question_shape(turn.question)
+        depth = max(self.k, LIST_DEPTH) if shape == "list" else self.k  # a list weighs more papers than an answer quotes
+        hits, papers = self.retriever.retrieve(query, max(depth, MIN_HITS), timings, vector=vector)
         timings["retrieve"] = time.perf_counter() - t0
+        turn.hits = hits
         yield "hits", hits
         idf = self.retriever.keyword.idf(query_terms(query))
-        coverage = term_coverage(idf, [papers[h.paper_id] for h in hits[:3] if h.paper_id in papers])
-        base = dict(question=question, query=query, hits=hits)
-        if self.abstention.should_abstain(hits[0].dense if hits else None, coverage):
-            timings["total"] = time.perf_counter() - started
-            text = _abstain_text(hits)
-            yield "delta", text
-            yield "answer", Answer(**base, text=text, abstained=True, engine=self._engine_label(), timings=timings)
+        turn.engine = self._engine.name if self._engine is not None else self.settings.engine
+        if self.abstention.decide(hits, papers, idf):
+            turn.text, turn.abstained = abstain_text(hits), True
+            yield "delta", turn.text
             return
 
         t1 = time.perf_counter()
-        evidence = self._evidence(vector, idf, hits, papers)
+        evidence = select_evidence(self.store, self.embedder.encode, vector, idf, hits, papers, depth,
+                                   reembedded=depth if shape == "list" else None)
+        selected = select(turn.question, evidence, shape)
         timings["evidence"] = time.perf_counter() - t1
+        missing = unanswered(query, idf, selected) if shape == "single" else []
+        if missing:  # on the topic, but no paper says what was asked: say so, quote the nearest
+            turn.near_miss = True
+            turn.text, turn.citations, _ = verify(near_miss_text(missing, evidence), [ev.source for ev in evidence], turn.question)
+            yield "delta", turn.text
+            return
         try:
             engine = self.engine
         except PaperchatError as exc:
-            yield "answer", Answer(**base, text=f"Error: {exc}", error=str(exc), engine=self.settings.engine, timings=timings)
+            turn.fail(str(exc))
             return
-        llm = not isinstance(engine, ExtractiveEngine)
-        use = evidence[:3] if llm else evidence
+        turn.engine = engine.name
+        if shape == "list" and engine.free_text:
+            engine = ExtractiveEngine()  # a list is one quoted line per paper, whatever the engine
+            turn.engine = f"{engine.name} (list)"
         t2 = time.perf_counter()
         raw: list[str] = []
         try:
-            for piece in engine.stream(question if not llm else query, use):
+            for piece in engine.stream(turn.question, query, selected[: engine.max_papers]):
                 if not raw:
                     timings["first_token"] = time.perf_counter() - t2
                 raw.append(piece)
                 yield "delta", piece
         except PaperchatError as exc:
-            timings["total"] = time.perf_counter() - started
-            yield "answer", Answer(**base, text=f"Error: {exc}", error=str(exc), engine=engine.name, timings=timings)
+            turn.fail(str(exc))
             return
         timings["generate"] = time.perf_counter() - t2
         text = complete_sentences("".join(raw).strip())
         if not text:
-            timings["total"] = time.perf_counter() - started
-            text = _abstain_text(hits)
-            yield "answer", Answer(**base, text=text, abstained=True, engine=engine.name, timings=timings)
+            turn.text, turn.abstained = abstain_text(hits), True
             return
-        t3 = time.perf_counter()
-        sources = [ev.source for ev in use]
-        cleaned, citations, removed = verify(text, sources, question, attribute=0.6 if llm else None, strict=llm)
-        timings["verify"] = time.perf_counter() - t3
-        fallback = False
-        if llm and not citations:
+        self._check(engine, text, turn, selected, shape)
+
+    def _check(self, engine: Engine, text: str, turn: _Turn, selected: list[Evidence], shape: str) -> None:
+        """Keep only verified citations; free text that keeps none gives way to the selected sentences."""
+        t0 = time.perf_counter()
+        sources = [ev.source for ev in selected]
+        turn.text, turn.citations, turn.removed = verify(
+            text, sources, turn.question, attribute=ATTRIBUTE_SUPPORT if engine.free_text else None, strict=engine.free_text)
+        turn.timings["verify"] = time.perf_counter() - t0
+        if engine.free_text and not turn.citations:
             # nothing the model wrote could be checked against the abstracts: show what they do say
-            extractive = "".join(ExtractiveEngine().stream(question, evidence))
-            cleaned, citations, _ = verify(extractive, [ev.source for ev in evidence], question)
-            cleaned = "_The model's answer could not be verified against the abstracts; their most relevant sentences:_\n" + cleaned
-            fallback = True
-        if not citations:
-            cleaned += "\n\n_No verified citation: this answer is not grounded in the indexed abstracts._"
-        timings["total"] = time.perf_counter() - started
-        yield "answer", Answer(**base, text=cleaned, citations=citations, grounded=bool(citations),
-                               removed=removed, fallback=fallback, engine=engine.name, timings=timings)
-
-    def _engine_label(self) -> str:
-        return self._engine.name if self._engine is not None else self.settings.engine
-
-    def _evidence(self, vector: Any, idf: dict[str, float], hits: list[Hit], papers: dict[str, StoredPaper]) -> list[Evidence]:
-        chosen = [h for h in hits[: self.settings.k] if h.paper_id in papers]
-        by_paper: dict[str, list[tuple[str, dict, Any]]] = {}
-        for doc, meta, emb in self.store.sentences_of([h.paper_id for h in chosen]):
-            if meta.get("paper_hash") == papers[str(meta["paper_id"])].content_hash:
-                by_paper.setdefault(str(meta["paper_id"]), []).append((doc, meta, emb))
-        evidence = []
-        for number, hit in enumerate(chosen, 1):
-            paper = papers[hit.paper_id]
-            source = Source(number, paper.id, paper.title, paper.abstract, paper.url, paper.authors, paper.venue)
-            evidence.append(Evidence(source, rank_sentences(
-                vector, idf, by_paper.get(hit.paper_id, []), embed=self.embedder.encode if number <= 3 else None)))
-        return evidence
+            turn.text, turn.citations, _ = verify(render(selected, shape), sources, turn.question)
+            turn.text, turn.fallback = UNVERIFIED + turn.text, True
+        if not turn.citations:
+            turn.text += UNGROUNDED
 
 
 def complete_sentences(text: str) -> str:
@@ -229,9 +253,9 @@ def complete_sentences(text: str) -> str:
     return text[: ends[-1]].rstrip() if ends else text
 
 
-def _clean(text: str) -> str:
-    text = _CONTROL.sub(" ", str(text or ""))
-    return " ".join(text.split())[:MAX_QUESTION_CHARS]
+def clean_question(text: str) -> str:
+    """A question as searched: printable, whitespace collapsed, at most ``MAX_QUESTION_CHARS``."""
+    return " ".join(printable(str(text or "")).split())[:MAX_QUESTION_CHARS]
 
 
 def _history(history: Sequence[Mapping[str, Any]] | None) -> list[dict[str, str]]:
@@ -241,11 +265,3 @@ def _history(history: Sequence[Mapping[str, Any]] | None) -> list[dict[str, str]
             content = message.get("content")
             out.append({"role": str(message["role"]), "content": content if isinstance(content, str) else str(content or "")})
     return out
-
-
-def _abstain_text(hits: list[Hit]) -> str:
-    lines = ["The indexed papers do not cover this question."]
-    if hits:
-        lines.append("\nNearest papers:")
-        lines.extend(f"- {h.title}" for h in hits[:3])
-    return "\n".join(lines)

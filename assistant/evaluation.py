@@ -13,20 +13,18 @@ import numpy as np
 
 from assistant.core import Assistant
 from assistant.types import Answer
+from ingest.records import read_jsonl
 from vectorstore.errors import InputError
 
 
 def load_questions(path: str | Path) -> list[dict[str, Any]]:
+    """The questions of a ``dev_qa.jsonl``-style file; ``InputError`` names the first bad line."""
     questions = []
-    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            item = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{path}:{number}: malformed JSON ({exc.msg}); fix the line") from None
+    for number, item in read_jsonl(Path(path).read_text(encoding="utf-8")):
+        if isinstance(item, json.JSONDecodeError):
+            raise InputError(f"malformed JSON ({item.msg})", "fix the line", path=path, where=f":{number}")
         if not isinstance(item, dict) or "question" not in item or item.get("kind") not in ("single", "multi", "abstain", "followup"):
-            raise InputError(f"{path}:{number}: needs 'question' and 'kind' (single, multi, abstain or followup)")
+            raise InputError("needs 'question' and 'kind' (single, multi, abstain or followup)", path=path, where=f":{number}")
         questions.append(item)
     return questions
 
@@ -47,7 +45,7 @@ def evaluate(assistant: Assistant, questions: list[dict[str, Any]], answers: boo
         accept = gold | set(item.get("accept") or [])
         history = _history(item)
         answer: Answer = assistant.ask(item["question"], history) if answers else Answer(
-            question=item["question"], text="", query=item["question"], hits=assistant.search(item["question"], 10))
+            question=item["question"], text="", query=item["question"], hits=assistant.search(item["question"]))
         ids = [h.paper_id for h in answer.hits]
         rank = _rank(ids, gold)
         cited = [c.paper_id for c in answer.citations]

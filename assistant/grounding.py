@@ -8,36 +8,20 @@ Unknown or unsupported markers are removed and the rest renumbered in order of a
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 from assistant.claims import Abstract, Verdict, check, unescape_latex_numbers
-from assistant.types import Citation, Removed
+from assistant.types import Citation, Removed, Source
+from vectorstore.text import STOPWORDS
 
 _MARKER = re.compile(r"\[(\d+(?:\s*[,;]\s*\d+)*)\]")
 _CLAIM_SPLIT = re.compile(r"(?<=[.!?])\s+|\n+")
 _WORD = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*")
 _QUOTED = re.compile(r"[\"“]([^\"”]{12,})[\"”]")
-_STOP = frozenset(
-    "a an and are as at be been by can did do does for from has have how in into is it its of on or our over such that the their "
-    "them these this those to was we were what when where which while who why will with within without using used use".split()
-)
-
-
-@dataclass
-class Source:
-    """A paper given to the engine as ``[number]``."""
-
-    number: int
-    paper_id: str
-    title: str
-    abstract: str
-    url: str = ""
-    authors: list[str] = field(default_factory=list)
-    venue: str = ""
 
 
 def content_words(text: str) -> set[str]:
-    return {w for w in _WORD.findall(text.lower()) if w not in _STOP and len(w) > 1}
+    """Lower-cased words of ``text`` that can carry a claim (no stopwords, no single letters)."""
+    return {w for w in _WORD.findall(text.lower()) if w not in STOPWORDS and len(w) > 1}
 
 
 def _numbers(claim: str) -> list[int]:

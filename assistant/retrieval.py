@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from langchain_core.callbacks import CallbackManagerForRetrieverRun
@@ -94,7 +95,9 @@ class HybridRetriever(BaseRetriever):
         wanted = [chunk_id(pid, cands.versions[pid], 0) for pid in top]
         wanted += [cands.best_sentence[pid][1] for pid in top if pid in cands.best_sentence]
         chunks = self.store.chunks(wanted)
-        hits, papers = [], {}
+        hits: list[Hit] = []
+        papers: dict[str, StoredPaper] = {}
+        meta: dict[str, Any]
         for i, pid in zip(order, top):
             found = chunks.get(chunk_id(pid, cands.versions[pid], 0))
             if found is None:  # deleted by a concurrent ingest since the candidates were read
@@ -116,7 +119,7 @@ class HybridRetriever(BaseRetriever):
         """Union of the dense and keyword candidates, each with both scores (before fusion).
 
         Reads chunk ids and distances only: a chunk id names its paper, version and position,
-        and a paper chunk is the commit marker, so only uncommitted-looking candidates need a lookup.
+        and a paper chunk commits its version, so only candidates without one in the pool need a lookup.
         """
         timings = timings if timings is not None else {}
         t0 = time.perf_counter()
@@ -139,7 +142,7 @@ class HybridRetriever(BaseRetriever):
                 paper_sim[key] = max(sim, paper_sim.get(key, -1.0))
             elif sim > best_sentence.get(key, (-1.0, ""))[0]:
                 best_sentence[key] = (sim, cid)
-        indexed = [(pid, version) for pid in keyword if (version := self.keyword.content_hash(pid))]
+        indexed = [(pid, indexed_version) for pid in keyword if (indexed_version := self.keyword.content_hash(pid))]
         keys = list(dict.fromkeys([*paper_sim, *best_sentence, *indexed]))
         unseen = {chunk_id(pid, version, 0): (pid, version) for pid, version in keys if (pid, version) not in paper_sim}
         # exact paper-chunk similarity for candidates the dense pool missed; absent = not committed

@@ -21,6 +21,7 @@ _LIST = re.compile(
 )
 _COMPARE = re.compile(r"\b(compare|comparison|contrast|versus|vs\.?|difference|differences|differ)\b", re.IGNORECASE)
 
+LIST_DEPTH = 10        # a list answer weighs this many retrieved papers for membership
 LEAD_SENTENCES = 3     # single-paper answers: the lead paper's best sentences (in abstract order)
 PAPER_MARGIN = 0.85    # another paper joins a single answer when its best sentence is this close to the lead's
 LIST_MARGIN = 0.6      # a paper belongs in a list answer when its best sentence is this close to the best paper's

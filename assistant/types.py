@@ -1,4 +1,7 @@
-"""The structured results every surface returns: ``Answer``, ``Citation``, ``Hit``."""
+"""The structured results every surface returns (``Answer``, ``Citation``, ``Hit``) and the ``Source`` engines read.
+
+Each of them refers to a paper the same way: the fields of ``PaperRef``.
+"""
 
 from __future__ import annotations
 
@@ -7,14 +10,19 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 
-class Hit(BaseModel):
-    """One retrieved paper (retrieval is paper level: one hit per paper)."""
+class PaperRef(BaseModel):
+    """How a result names its paper: id, title, link, authors, venue."""
 
     paper_id: str
     title: str
     url: str = ""
     authors: list[str] = Field(default_factory=list)
     venue: str = ""
+
+
+class Hit(PaperRef):
+    """One retrieved paper (retrieval is paper level: one hit per paper)."""
+
     content_hash: str = Field("", description="version of the paper that was retrieved")
     score: float = Field(description="fused retrieval score (higher is better)")
     dense: float = Field(0.0, description="best cosine similarity of the paper or one of its sentences")
@@ -24,18 +32,25 @@ class Hit(BaseModel):
     end: int = 0
 
 
-class Citation(BaseModel):
+class Citation(PaperRef):
     """A verified citation: ``quote`` is copied verbatim from the paper's abstract."""
 
     number: int
-    paper_id: str
-    title: str
-    url: str = ""
-    authors: list[str] = Field(default_factory=list)
-    venue: str = ""
     quote: str
     start: int = Field(description="character offset of the quote in the abstract")
     end: int
+
+
+class Source(PaperRef):
+    """A paper given to the engine as ``[number]``, with its abstract."""
+
+    number: int
+    abstract: str
+
+    def __init__(self, number: int, paper_id: str, title: str, abstract: str, url: str = "",
+                 authors: list[str] | None = None, venue: str = "") -> None:
+        super().__init__(number=number, paper_id=paper_id, title=title, abstract=abstract, url=url,
+                         authors=list(authors or []), venue=venue)
 
 
 class Removed(BaseModel):

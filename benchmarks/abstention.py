@@ -16,7 +16,7 @@ import numpy as np
 from benchmarks.common import DEV_QA, DISTRACTORS, SCIFACT, SEED, build_store, require_shared
 
 from assistant.conversation import standalone_query
-from assistant.core import AbstentionPolicy, term_coverage
+from assistant.abstention import AbstentionPolicy, term_coverage
 from vectorstore.keyword import query_terms
 
 

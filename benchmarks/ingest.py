@@ -20,7 +20,7 @@ import time
 import uuid
 from pathlib import Path
 
-from vectorstore.settings import Settings  # first: sets the offline environment
+from vectorstore.settings import Settings
 
 from benchmarks.common import SHARED
 from ingest import ingest, load_papers

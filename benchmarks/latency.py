@@ -32,7 +32,7 @@ def serve_startup(data_dir: str) -> float:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0)); port = s.getsockname()[1]
     started = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "assistant.cli", "serve", "--port", str(port), "--persist-dir", data_dir,
+    proc = subprocess.Popen([sys.executable, "-m", "ui.cli", "serve", "--port", str(port), "--persist-dir", data_dir,
                              "--engine", "extractive"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         while time.perf_counter() - started < 300:

@@ -36,7 +36,7 @@ FOLLOWUPS = {  # gold paper -> a follow-up that only makes sense after asking ab
 def start_server(data: Path, engine: str) -> tuple[subprocess.Popen, str]:  # type: ignore[type-arg]
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0)); port = s.getsockname()[1]
-    proc = subprocess.Popen([sys.executable, "-m", "assistant.cli", "serve", "--port", str(port), "--persist-dir", str(data),
+    proc = subprocess.Popen([sys.executable, "-m", "ui.cli", "serve", "--port", str(port), "--persist-dir", str(data),
                              "--engine", engine], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}/"
     for _ in range(1200):
@@ -84,7 +84,7 @@ def main() -> None:
             picked.append(singles[0])
         plans.append(picked[: args.questions])
     with tempfile.TemporaryDirectory() as tmp:
-        subprocess.run([sys.executable, "-m", "assistant.cli", "ingest", str(SEED), "--persist-dir", tmp], check=True,
+        subprocess.run([sys.executable, "-m", "ui.cli", "ingest", str(SEED), "--persist-dir", tmp], check=True,
                        capture_output=True)
         proc, url = start_server(Path(tmp), args.engine)
         try:

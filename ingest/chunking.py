@@ -52,7 +52,3 @@ def _trim(text: str, span: Span) -> Span:
         end -= 1
     return Span(start, end)
 
-
-def sentences(text: str) -> list[str]:
-    """The sentences of ``text`` as strings."""
-    return [text[s.start : s.end] for s in sentence_spans(text)]

@@ -8,10 +8,10 @@ import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Callable, Iterable
 
 from ingest.chunking import sentence_spans
-from ingest.records import Paper, Problem, parse_file
+from ingest.records import Paper, Problem, add_unique, parse_file
 from vectorstore.embeddings import Embedder
 from vectorstore.errors import InputError
 from vectorstore.settings import Settings
@@ -39,7 +39,7 @@ class IngestReport:
                 f"removed {self.removed}{skipped} in {self.seconds:.1f}s")
 
 
-def chunk_records(paper: Paper) -> list[tuple[str, str, str, dict]]:
+def chunk_records(paper: Paper) -> list[tuple[str, str, str, dict[str, Any]]]:
     """(id, embedded text, stored document, metadata) for a paper; the paper chunk comes last.
 
     The paper chunk stores the abstract verbatim and embeds ``title. abstract``; each sentence
@@ -71,14 +71,12 @@ def load_papers(paths: Iterable[str | Path], fmt: str = "auto", skip_invalid: bo
         found, bad = parse_file(path, fmt, skip_invalid)
         problems.extend(bad)
         for paper in found:
-            other = papers.get(paper.id)
-            if other is not None and other.content_hash != paper.content_hash:
-                message = f"id {paper.id!r} also used at {other.source} with different text; give each paper its own id"
+            try:
+                add_unique(papers, paper)
+            except InputError as exc:
                 if not skip_invalid:
-                    raise InputError(f"{paper.source}: {message}")
-                problems.append(Problem(paper.source, message))
-                continue
-            papers[paper.id] = paper
+                    raise
+                problems.append(Problem(exc))
     return list(papers.values()), problems
 
 
@@ -94,7 +92,7 @@ def _store_state(store: PaperStore) -> tuple[dict[str, str], dict[str, list[str]
     return committed, chunks
 
 
-def _progress(total: int, enabled: bool):  # type: ignore[no-untyped-def]
+def _progress(total: int, enabled: bool) -> Any:
     from tqdm import tqdm
 
     return tqdm(total=total, unit="paper", desc="embedding", disable=not enabled, file=sys.stderr, smoothing=0.1)
@@ -151,7 +149,7 @@ def ingest(
         stale.extend(ids)  # pruned papers, and leftovers of a crashed ingest with no committed version
 
     if prune and problems and stale:
-        raise InputError("--prune with --skip-invalid would remove papers whose records were skipped; fix the input or drop --prune")
+        raise InputError("--prune with --skip-invalid would remove papers whose records were skipped", "fix the input or drop --prune")
     if todo or stale or store.dirty:
         store.bump_generation()
         show = progress if progress is not None else (sys.stderr.isatty() and len(todo) > 50)
@@ -178,7 +176,7 @@ def ingest(
 def _write_batch(store: PaperStore, embedder: Embedder, batch: list[Paper]) -> int:
     records = [r for paper in batch for r in chunk_records(paper)]
     vectors = embedder.encode([r[1] for r in records])
-    order = sorted(range(len(records)), key=lambda i: records[i][3]["kind"] == "paper")  # markers last
+    order = sorted(range(len(records)), key=lambda i: records[i][3]["kind"] == "paper")  # paper chunks last: each commits its paper
     store.add(
         [records[i][0] for i in order], vectors[order],
         [records[i][2] for i in order], [records[i][3] for i in order],
@@ -186,7 +184,7 @@ def _write_batch(store: PaperStore, embedder: Embedder, batch: list[Paper]) -> i
     return len(records)
 
 
-def ensure_corpus(store: PaperStore, settings: Settings, announce=print) -> IngestReport | None:  # type: ignore[no-untyped-def]
+def ensure_corpus(store: PaperStore, settings: Settings, announce: Callable[[str], object] = print) -> IngestReport | None:
     """Ingest the bundled ICML 2025 corpus into an empty store (with a message)."""
     if store.count() > 0:
         return None

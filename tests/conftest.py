@@ -211,11 +211,11 @@ class CliResult:
 
 @pytest.fixture
 def run_cli(tmp_path: Path) -> Callable[..., CliResult]:
-    """Run ``python -m assistant.cli ARGS`` for real (cwd outside the repo), return its output."""
+    """Run ``python -m ui.cli ARGS`` for real (cwd outside the repo), return its output."""
 
     def run(*args: str, timeout: float = 300) -> CliResult:
         proc = subprocess.run(
-            [sys.executable, "-m", "assistant.cli", *map(str, args)],
+            [sys.executable, "-m", "ui.cli", *map(str, args)],
             capture_output=True, text=True, timeout=timeout, cwd=tmp_path, stdin=subprocess.DEVNULL,
         )
         return CliResult(proc.returncode, proc.stdout, proc.stderr)

@@ -95,7 +95,7 @@ def test_retriever_is_a_langchain_retriever(assistant: Assistant):
 
 def test_cli_ask_json(seeded):
     out = subprocess.run(
-        [sys.executable, "-m", "assistant.cli", "ask", "What is MARASON?", "--json", "--engine", "extractive", *cli_store_args(seeded)],
+        [sys.executable, "-m", "ui.cli", "ask", "What is MARASON?", "--json", "--engine", "extractive", *cli_store_args(seeded)],
         capture_output=True, text=True, timeout=300,
     )
     assert out.returncode == 0, out.stderr
@@ -106,7 +106,7 @@ def test_cli_ask_json(seeded):
 
 def test_cli_ask_text_lists_sources(seeded):
     out = subprocess.run(
-        [sys.executable, "-m", "assistant.cli", "ask", "What is DynAMO?", "--engine", "extractive", *cli_store_args(seeded)],
+        [sys.executable, "-m", "ui.cli", "ask", "What is DynAMO?", "--engine", "extractive", *cli_store_args(seeded)],
         capture_output=True, text=True, timeout=300,
     )
     assert out.returncode == 0, out.stderr

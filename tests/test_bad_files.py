@@ -10,7 +10,7 @@ from pathlib import Path
 
 from ingest.records import parse_file
 
-CLI = [sys.executable, "-m", "assistant.cli", "ingest"]
+CLI = [sys.executable, "-m", "ui.cli", "ingest"]
 
 
 def _run(tmp_path: Path, *paths: Path, extra: tuple[str, ...] = ()) -> subprocess.CompletedProcess[str]:

@@ -60,7 +60,7 @@ def test_cli_output_is_inert(tmp_path: Path, seed_jsonl: Path):
     evil.write_text('id,title,abstract\nx1,"Evil \x1b]0;pwned\x07 title","We study terminal escapes \x1b[2J\x1b[31m in '
                     'CSV abstracts called EscapeBench. EscapeBench has 12 tasks."\n', encoding="utf-8")
     data = tmp_path / "data"
-    cli = [sys.executable, "-m", "assistant.cli"]
+    cli = [sys.executable, "-m", "ui.cli"]
     assert subprocess.run([*cli, "ingest", str(seed_jsonl), str(evil), "--persist-dir", str(data)], capture_output=True).returncode == 0
     out = subprocess.run([*cli, "ask", "How many tasks does EscapeBench have?", "--engine", "extractive", "--persist-dir", str(data)],
                          capture_output=True, text=True, timeout=300)

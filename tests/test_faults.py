@@ -126,7 +126,7 @@ def test_corrupted_store_says_how_to_rebuild(tmp_path: Path):
     paperchat("ingest", str(SEED), "--persist-dir", str(data))
     sqlite = data / "chroma" / "chroma.sqlite3"
     sqlite.write_bytes(b"this is not a database" * 100)
-    out = subprocess.run([sys.executable, "-m", "assistant.cli", "ask", "What is Nester?", "--persist-dir", str(data),
+    out = subprocess.run([sys.executable, "-m", "ui.cli", "ask", "What is Nester?", "--persist-dir", str(data),
                           "--engine", "extractive"], capture_output=True, text=True, timeout=300)
     assert out.returncode == 2, out.stdout
     lines = out.stderr.strip().splitlines()

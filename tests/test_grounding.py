@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from assistant.grounding import Source, verify
+from assistant.grounding import verify
+from assistant.types import Source
 
 NESTER = ("We present Nester, the first neuro-symbolic approach for type inference. "
           "Evaluated on ManyTypes4Py, Nester achieves 70.7% Top-1 Exact Match. It runs locally.")

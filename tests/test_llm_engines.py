@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from assistant import Assistant
-from assistant.llm_models import ensure_model
+from assistant.engines.local import ensure_model
 from ingest import ingest
 from vectorstore import Settings
 from ui_server import free_port

@@ -1,4 +1,4 @@
-"""Tests for assistant.llm_models: part discovery, assembly, hash checks, reuse."""
+"""Tests for assistant.engines.local (the model registry): part discovery, assembly, hash checks, reuse."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from assistant import llm_models as lm
+from assistant.engines import local as lm
 
 SMALL = "qwen2.5-0.5b"
 small_installed = pytest.mark.skipif(
@@ -81,7 +81,7 @@ def _no_parts(monkeypatch):
 
 
 def _leftovers(d: Path, spec: lm.ModelSpec) -> list[str]:
-    keep = {spec.filename, spec.filename + lm.MARKER_SUFFIX}
+    keep = {spec.filename, spec.filename + lm.CHECKSUM_SUFFIX}
     return sorted(p.name for p in d.iterdir() if p.name not in keep)
 
 
@@ -123,7 +123,7 @@ def test_fake_model_assembles_in_numeric_part_order(fake_model, tmp_path):
     path = lm.ensure_model("fake", cache)
     assert path == cache / "fake.gguf"
     assert path.read_bytes() == whole
-    assert (cache / ("fake.gguf" + lm.MARKER_SUFFIX)).is_file()
+    assert (cache / ("fake.gguf" + lm.CHECKSUM_SUFFIX)).is_file()
     assert _leftovers(cache, spec) == []
     assert stat.S_IMODE(path.stat().st_mode) == 0o644
 
@@ -181,13 +181,13 @@ def test_assembly_hash_mismatch_leaves_nothing_behind(fake_model, tmp_path, monk
 
 def test_resolve_model_path(fake_model, tmp_path):
     cache = tmp_path / "cache"
-    assert lm.resolve_model_path("fake", cache) == cache / "fake.gguf"
+    assert lm.gguf_path("fake", cache) == cache / "fake.gguf"
     own = tmp_path / "my model.gguf"
     own.write_bytes(b"GGUF")
-    assert lm.resolve_model_path(str(own), cache) == own.resolve()
+    assert lm.gguf_path(str(own), cache) == own.resolve()
     missing = tmp_path / "nope" / "absent.gguf"
     with pytest.raises(FileNotFoundError) as ei:
-        lm.resolve_model_path(str(missing), cache)
+        lm.gguf_path(str(missing), cache)
     assert str(missing) in str(ei.value)
     assert "qwen2.5-0.5b" in str(ei.value)
 
@@ -217,7 +217,7 @@ def test_real_small_model_reuse_skips_hashing(small_model, monkeypatch):
     _no_hashing(monkeypatch)
     _no_parts(monkeypatch)
     assert lm.ensure_model(SMALL, small_model.parent) == small_model
-    assert lm.resolve_model_path("qwen2.5-coder-0.5b", small_model.parent) == small_model
+    assert lm.gguf_path("qwen2.5-coder-0.5b", small_model.parent) == small_model
 
 
 @small_installed
@@ -225,7 +225,7 @@ def test_real_small_model_without_marker_is_hashed_once(small_model, tmp_path, m
     target = tmp_path / small_model.name
     shutil.copyfile(small_model, target)  # valid file, no sidecar
     assert lm.ensure_model(SMALL, tmp_path) == target
-    assert (tmp_path / (target.name + lm.MARKER_SUFFIX)).is_file()
+    assert (tmp_path / (target.name + lm.CHECKSUM_SUFFIX)).is_file()
     _no_hashing(monkeypatch)
     assert lm.ensure_model(SMALL, tmp_path) == target
 
@@ -234,7 +234,7 @@ def test_real_small_model_without_marker_is_hashed_once(small_model, tmp_path, m
 def test_real_small_model_corruption_detected(small_model, tmp_path):
     lm.ensure_model(SMALL, tmp_path)
     target = tmp_path / small_model.name
-    marker = tmp_path / (target.name + lm.MARKER_SUFFIX)
+    marker = tmp_path / (target.name + lm.CHECKSUM_SUFFIX)
     assert marker.is_file()
     with open(target, "r+b") as f:  # same size, one byte flipped
         f.seek(200_000_000)

@@ -33,7 +33,7 @@ def test_guard_itself_blocks_outbound(tmp_path: Path):
 
 def test_ingest_ask_and_serve_make_no_outbound_connections(tmp_path: Path, seed_jsonl: Path):
     env, log = _env(tmp_path)
-    cli = [sys.executable, "-m", "assistant.cli"]
+    cli = [sys.executable, "-m", "ui.cli"]
     ingest = subprocess.run([*cli, "ingest", str(seed_jsonl)], env=env, capture_output=True, text=True, timeout=600)
     assert ingest.returncode == 0, ingest.stderr
     ask = subprocess.run([*cli, "ask", "What is Nester?", "--engine", "extractive"], env=env, capture_output=True, text=True, timeout=600)

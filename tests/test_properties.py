@@ -8,7 +8,8 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from assistant.grounding import Source, verify
+from assistant.grounding import verify
+from assistant.types import Source
 from ingest.chunking import sentence_spans
 from ingest.records import parse_file
 from ingest.titles import derive_title

@@ -10,14 +10,14 @@ from types import SimpleNamespace
 from typing import Any, Iterator
 
 import pytest
-from ui_server import SEED, Server, launch_server, start_server, stop_all, wait_ready  # first: offline environment
+from ui_server import SEED, Server, launch_server, start_server, stop_all, wait_ready
 
 import gradio as gr
-from assistant.types import Answer, Citation, Hit
+from assistant import Answer, Citation, Hit
 from gradio_client import Client, handle_file
 from gradio_client.exceptions import AuthenticationError
 from ui.app import _Handlers, answer_html, chat_text, hits_html
-from vectorstore.errors import StoreError
+from vectorstore.errors import InputError, StoreError
 
 NESTER = "icml2025-44081"
 AUTH = ("alice", "s3cret-pass")
@@ -46,14 +46,14 @@ QUOTE = f"The quoted claim {EVIL} holds."
 
 
 class ScriptedAssistant:
-    """Just the public surface the UI uses, replaying fixed events."""
+    """Exactly the public surface of ``Assistant`` the UI uses (``test_public_api.py`` checks it), replaying fixed events."""
+
+    k = 5
+    engine_label = "scripted"
 
     def __init__(self, events: list[tuple[str, Any]] | None = None, fail: Exception | None = None) -> None:
         self.events = events or []
         self.fail = fail
-        self.settings = SimpleNamespace(k=5, engine="extractive")
-        self.store = SimpleNamespace(iter_chunks=lambda include, where=None: iter([("c0", None, {"paper_id": "p1"})]))
-        self.engine_name = "scripted"
         self.histories: list[list[dict[str, str]]] = []
 
     def stream_events(self, question: str, history: Any = None) -> Iterator[tuple[str, Any]]:
@@ -68,6 +68,13 @@ class ScriptedAssistant:
 
     def paper(self, paper_id: str) -> Any:
         return SimpleNamespace(abstract=ABSTRACT) if paper_id == "p1" else None
+
+    def paper_count(self) -> int:
+        return 1
+
+    def add_papers(self, paths: Any, *, fmt: str = "auto", skip_invalid: bool = False, prune: bool = False,
+                   reset: bool = False, progress: Any = False) -> Any:
+        raise InputError("is not a paper file", "give a JSONL file", path=next(iter(paths)), skippable=True)
 
 
 def _hit(**kw: Any) -> Hit:
@@ -121,6 +128,14 @@ def test_answer_error_is_shown_with_its_fix() -> None:
 def test_unexpected_exception_does_not_hang() -> None:
     *_, final = _Handlers(ScriptedAssistant(fail=RuntimeError("boom"))).respond("q?", [], [])
     assert "unexpected error (RuntimeError: boom)" in final[1][-1]["content"]
+
+
+def test_upload_error_names_the_file_and_the_page_option(tmp_path: Path) -> None:
+    path = tmp_path / "deep" / "papers.txt"
+    status, result, header = _Handlers(ScriptedAssistant()).upload(str(path))
+    assert "papers.txt: is not a paper file; give a JSONL file or tick 'Skip invalid records'" in status
+    assert str(tmp_path) not in status and result["ok"] is False and result["papers"] == 1
+    assert "1 papers indexed" in header and "engine: **scripted**" in header
 
 
 def test_abstention_lists_the_nearest_papers() -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
-from ui_server import REPO, SEED, Server, paperchat, start_server  # first: offline environment
+from ui_server import REPO, SEED, Server, paperchat, start_server
 
 pytestmark = pytest.mark.slow
 

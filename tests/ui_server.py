@@ -43,8 +43,8 @@ def _env() -> dict[str, str]:
 
 
 def paperchat(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    """Run the ``paperchat`` CLI (``python -m assistant.cli``) and fail with its output if it fails."""
-    proc = subprocess.run([sys.executable, "-m", "assistant.cli", *args], cwd=REPO, env=_env(),
+    """Run the ``paperchat`` CLI (``python -m ui.cli``) and fail with its output if it fails."""
+    proc = subprocess.run([sys.executable, "-m", "ui.cli", *args], cwd=REPO, env=_env(),
                           capture_output=True, text=True, timeout=timeout)
     if proc.returncode != 0:
         raise AssertionError(f"paperchat {' '.join(args)} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
@@ -83,7 +83,7 @@ def launch_server(persist_dir: Path, *extra: str) -> Server:
     """Start ``paperchat serve --engine extractive`` on a free port (without waiting; see ``wait_ready``)."""
     port = free_port()
     log = persist_dir.parent / f"serve-{port}.log"
-    cmd = [sys.executable, "-m", "assistant.cli", "serve", "--port", str(port), "--persist-dir", str(persist_dir),
+    cmd = [sys.executable, "-m", "ui.cli", "serve", "--port", str(port), "--persist-dir", str(persist_dir),
            "--engine", "extractive", *extra]
     with open(log, "wb") as handle:
         proc = subprocess.Popen(cmd, cwd=REPO, env=_env(), stdout=handle, stderr=subprocess.STDOUT)

@@ -1,6 +1,6 @@
 """The browser chat: a Gradio app built from an ``Assistant`` (``create_app``), and ``serve`` to run it.
 
-The app calls only the Assistant's public API. Everything that comes from papers or users
+The app calls only the Assistant's public methods (``tests/test_public_api.py`` checks which). Everything that comes from papers or users
 (titles, abstracts, questions, answers) is escaped before it reaches the page, so an abstract
 containing ``<script>`` shows as text. Scripted access: ``/chat`` returns ``Answer.to_dict()``,
 ``/upload`` adds a paper file through the same validation as ``paperchat ingest``.
@@ -18,12 +18,9 @@ from pathlib import Path
 from typing import Any, Iterator, Sequence
 from urllib.parse import urlparse
 
-import vectorstore.settings  # noqa: F401  (first: sets the offline/no-telemetry environment before gradio loads)
-
 import gradio as gr
 
-from assistant.core import Assistant
-from assistant.types import Answer, Citation, Hit
+from assistant import Answer, Assistant, Citation, Hit
 from vectorstore.errors import InputError, PaperchatError
 from vectorstore.settings import Settings
 
@@ -150,11 +147,14 @@ def _error_message(exc: BaseException) -> str:
             "see the server log, then try again or restart `paperchat serve`")
 
 
-def _ui_message(message: str, path: Path) -> str:
-    """An ingest message as seen in the page: the upload's file name, the UI's option names."""
-    return (message.replace(str(path), path.name)
-            .replace("use --skip-invalid", "tick 'Skip invalid records'")
-            .replace("or --skip-invalid", "or tick 'Skip invalid records'"))
+SKIP_HINT = "tick 'Skip invalid records'"
+
+
+def _upload_message(exc: BaseException, path: Path) -> str:
+    """An ingest error as seen in the page: the upload's file name, the page's option for skipping."""
+    if isinstance(exc, InputError):
+        return exc.describe(path=path.name if exc.path == str(path) else None, skip_hint=SKIP_HINT)
+    return _error_message(exc)
 
 
 def _error_answer(question: str, exc: BaseException, engine: str) -> Answer:
@@ -181,9 +181,9 @@ class _Handlers:
     # header
     def engine_label(self) -> str:
         try:
-            return self.assistant.engine_name
-        except Exception as exc:  # noqa: BLE001 - e.g. the local model is missing: say so, keep serving
-            return f"{self.assistant.settings.engine} (unavailable: {_error_message(exc)})"
+            return self.assistant.engine_label
+        except Exception as exc:  # noqa: BLE001 - whatever happens, the header renders and the app keeps serving
+            return f"unavailable: {_error_message(exc)}"
 
     def paper_count(self) -> int:
         """Committed papers in the store (one paper chunk each)."""
@@ -241,7 +241,7 @@ class _Handlers:
         try:
             for kind, payload in self.assistant.stream_events(question, history):
                 if kind == "hits":
-                    yield gr.skip(), gr.skip(), hits_html(payload, self.assistant.settings.k), gr.skip()
+                    yield gr.skip(), gr.skip(), hits_html(payload, self.assistant.k), gr.skip()
                 elif kind == "delta":
                     text += payload
                     chat[-1] = {"role": "assistant", "content": chat_text(text) + " ▌"}
@@ -250,9 +250,9 @@ class _Handlers:
                     answer = payload
         except Exception as exc:  # noqa: BLE001 - any failure becomes a chat message
             log.exception("answering %r failed", question)
-            answer = _error_answer(question, exc, self.assistant.settings.engine)
+            answer = _error_answer(question, exc, self.engine_label())
         if answer is None:
-            answer = _error_answer(question, RuntimeError("the assistant returned no answer"), self.assistant.settings.engine)
+            answer = _error_answer(question, RuntimeError("the assistant returned no answer"), self.engine_label())
         body, sources = self._final(answer)
         chat[-1] = {"role": "assistant", "content": body}
         if not answer.error:
@@ -277,7 +277,7 @@ class _Handlers:
             answer = self.assistant.ask(question, past)
         except Exception as exc:  # noqa: BLE001 - the API returns the error in the same shape
             log.exception("API answer to %r failed", question)
-            answer = _error_answer(question, exc, self.assistant.settings.engine)
+            answer = _error_answer(question, exc, self.engine_label())
         if answer.error is None:
             past += [{"role": "user", "content": answer.question}, {"role": "assistant", "content": answer.text}]
         return answer.to_dict(), past
@@ -289,23 +289,20 @@ class _Handlers:
         The file is validated completely before anything is written (as ``paperchat ingest``):
         an invalid file changes nothing; with ``skip_invalid`` the valid records are added.
         """
-        from ingest.pipeline import ingest
-
         if not file:
             result = {"ok": False, "error": "no file", "papers": self._safe_count()}
             return "Choose a paper file first (JSONL, JSON, CSV or TXT).", result, self.header()
         path = Path(file)
         try:
-            report = ingest([path], self.assistant.settings, store=self.assistant.store,
-                            skip_invalid=bool(skip_invalid), progress=False)
+            report = self.assistant.add_papers([path], skip_invalid=bool(skip_invalid))
         except Exception as exc:  # noqa: BLE001 - InputError one-liners and anything else go to the page
             if not isinstance(exc, PaperchatError):
                 log.exception("ingesting %s failed", path)
-            message = _ui_message(_error_message(exc), path)
+            message = _upload_message(exc, path)
             prefix = "Not added, the file is invalid" if isinstance(exc, InputError) else "Not added"
             result = {"ok": False, "error": message, "papers": self._safe_count()}
             return f"**{prefix}:** {html.escape(message, quote=False)}", result, self.header()
-        problems = [_ui_message(str(p), path) for p in report.problems]
+        problems = [_upload_message(p.error, path) for p in report.problems]
         result = {"ok": True, "error": None, "added": report.added, "updated": report.updated,
                   "unchanged": report.unchanged, "skipped": problems, "summary": str(report), "papers": self._safe_count()}
         status = (f"**Added** {html.escape(path.name, quote=False)}: {html.escape(str(report), quote=False)}. "
@@ -355,7 +352,7 @@ def create_app(assistant: Assistant) -> gr.Blocks:
             upload_status = gr.Markdown(elem_id="pc-upload-status", label="status")
             upload_report = gr.JSON(visible=False, label="report")
 
-        stream_io = dict(inputs=[question, chat, history], outputs=[question, chat, sources, history],
+        stream_io: dict[str, Any] = dict(inputs=[question, chat, history], outputs=[question, chat, sources, history],
                          concurrency_id="answer", concurrency_limit=2)
         question.submit(h.respond, api_visibility="private", **stream_io)
         ask.click(h.respond, api_visibility="private", **stream_io)

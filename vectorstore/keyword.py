@@ -14,15 +14,18 @@ import shutil
 import tempfile
 import threading
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from vectorstore.store import PaperStore
+from vectorstore.text import QUESTION_WORDS
 
-_STEMMER = None
+_STEMMER: Any = None
 
 
-def _stemmer():  # type: ignore[no-untyped-def]
+def _stemmer() -> Any:
+    """The English Porter stemmer of PyStemmer, or None when it is not installed."""
     global _STEMMER
     if _STEMMER is None:
         try:
@@ -32,14 +35,6 @@ def _stemmer():  # type: ignore[no-untyped-def]
         except ImportError:  # PyStemmer missing: plain tokens
             _STEMMER = False
     return _STEMMER or None
-
-
-# question words that carry no topic (on top of bm25s's English stopwords)
-QUERY_STOPWORDS = frozenset(
-    "what which who whom whose why how when where does do did is are was were can could should would paper papers "
-    "study studies propose proposes proposed method methods approach authors work use used using show shows "
-    "tell me about there any find explain describe give list".split()
-)
 
 
 def tokenize(texts: list[str]) -> list[list[str]]:
@@ -52,7 +47,7 @@ def tokenize(texts: list[str]) -> list[list[str]]:
 def query_terms(text: str) -> list[str]:
     """Distinct topical terms of a question (analyzer tokens minus question words)."""
     stemmer = _stemmer()
-    stop = {stemmer.stemWord(w) for w in QUERY_STOPWORDS} if stemmer else set(QUERY_STOPWORDS)
+    stop = {stemmer.stemWord(w) for w in QUESTION_WORDS} if stemmer else set(QUESTION_WORDS)
     return [t for t in dict.fromkeys(tokenize([text])[0]) if t and t not in stop]
 
 
@@ -65,7 +60,7 @@ class KeywordIndex:
         self.root = store.settings.cache_dir / "bm25" / key
         self._lock = threading.Lock()
         self._generation: str | None = None
-        self._retriever = None
+        self._retriever: Any = None
         self._ids: list[str] = []
         self._hashes: dict[str, str] = {}
         self._df: np.ndarray = np.zeros(0)
@@ -85,7 +80,7 @@ class KeywordIndex:
         self._hashes = dict(zip(ids, hashes))
         self._df = np.diff(retriever.scores["indptr"]) if ids else np.zeros(0)
 
-    def _build(self):  # type: ignore[no-untyped-def]
+    def _build(self) -> tuple[Any, list[str], list[str]]:
         import bm25s
 
         ids: list[str] = []
@@ -104,7 +99,7 @@ class KeywordIndex:
         """The indexed version (content hash) of a paper, if it is in the index."""
         return self._hashes.get(paper_id)
 
-    def _save(self, folder: Path, retriever, ids: list[str], hashes: list[str]) -> None:  # type: ignore[no-untyped-def]
+    def _save(self, folder: Path, retriever: Any, ids: list[str], hashes: list[str]) -> None:
         if not ids:
             return
         try:
@@ -131,7 +126,7 @@ class KeywordIndex:
         """BM25 idf of each term; a term absent from the corpus gets the highest idf."""
         self.refresh()
         n = len(self._ids)
-        vocab = self._retriever.vocab_dict if self._retriever is not None and n else {}
+        vocab: dict[str, int] = self._retriever.vocab_dict if self._retriever is not None and n else {}
         out = {}
         for term in terms:
             index = vocab.get(term)

@@ -2,7 +2,7 @@
 
 Every field reads from an environment variable with the ``PAPERCHAT_`` prefix
 (``PAPERCHAT_DATA_DIR``, ``PAPERCHAT_CHROMA_URL``, ...); CLI flags and keyword
-arguments override the environment.
+arguments override the environment. The offline environment is set in ``vectorstore/__init__.py``.
 """
 
 from __future__ import annotations
@@ -14,22 +14,8 @@ from typing import Literal
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-# Nothing in paperchat may reach the network at run time: switch off hub look-ups
-# and telemetry before any library that reads these variables is imported.
-for _key, _value in {
-    "HF_HUB_OFFLINE": "1",
-    "TRANSFORMERS_OFFLINE": "1",
-    "HF_HUB_DISABLE_TELEMETRY": "1",
-    "ANONYMIZED_TELEMETRY": "False",
-    "GRADIO_ANALYTICS_ENABLED": "False",
-    "TOKENIZERS_PARALLELISM": "false",
-    "HF_HUB_DISABLE_PROGRESS_BARS": "1",
-    "TRANSFORMERS_VERBOSITY": "error",
-}.items():
-    os.environ.setdefault(_key, _value)
-
 DEFAULT_EMBEDDING_MODEL = "all-MiniLM-L6-v2"
-Engine = Literal["auto", "extractive", "local", "openai"]
+EngineName = Literal["auto", "extractive", "local", "openai"]
 
 
 def default_data_dir() -> Path:
@@ -50,8 +36,8 @@ class Settings(BaseSettings):
     embedding_model: str = Field(default=DEFAULT_EMBEDDING_MODEL, description="sentence-transformers model name or path.")
     embed_batch_size: int = Field(default=64, ge=1)
 
-    engine: Engine = Field(default="auto", description="Answer engine: auto, extractive, local or openai.")
-    k: int = Field(default=5, ge=1, le=50, description="Papers handed to the answer engine.")
+    engine: EngineName = Field(default="auto", description="Answer engine: auto, extractive, local or openai.")
+    k: int = Field(default=5, ge=1, le=50, description="Papers in an answer's evidence (the retrieved papers the engine may quote and cite).")
     llm_model: str = Field(default="qwen2.5-0.5b", description="Local GGUF: registry name or path to a .gguf file.")
     llm_threads: int = Field(default=2, ge=1)
     llm_ctx: int = Field(default=2048, ge=512)

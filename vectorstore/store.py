@@ -1,14 +1,13 @@
 """The paper store: Chroma (embedded or server) holding one paper chunk and its sentence chunks per paper.
 
 Write protocol (crash safe, see ``ingest.pipeline``): chunk ids carry the paper's content hash;
-a paper's sentence chunks are written before its paper chunk, so a paper chunk is the commit
-marker of that version. Readers only see papers whose marker exists; a re-run removes the rest.
+a paper's sentence chunks are written before its paper chunk, so the paper chunk commits that
+version. Readers only see papers whose paper chunk exists; a re-run removes the rest.
 """
 
 from __future__ import annotations
 
 import json
-import threading
 import uuid
 from dataclasses import dataclass
 from typing import Any, Iterator
@@ -50,7 +49,7 @@ class StoredPaper:
 
 
 def chunk_id(paper_id: str, content_hash: str, index: int) -> str:
-    """Id of chunk ``index`` of one version of a paper (index 0 is the paper chunk, the commit marker)."""
+    """Id of chunk ``index`` of one version of a paper (index 0 is the paper chunk, which commits the version)."""
     return f"{paper_id}::{content_hash}::{index}"
 
 
@@ -99,13 +98,11 @@ def _client(settings: Settings) -> Any:
 class PaperStore:
     """One Chroma collection of papers, opened from ``Settings`` (embedded or server)."""
 
-    def __init__(self, settings: Settings, embedding_model: str | None = None, dimension: int | None = None) -> None:
+    def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.client = _client(settings)
         self.location = settings.chroma_url or str(settings.chroma_dir)
-        self._lock = threading.Lock()
-        self._expected = {"embedding_model": embedding_model or settings.embedding_model, "chunking": CHUNKING}
-        self._dimension = dimension
+        self._expected = {"embedding_model": settings.embedding_model, "chunking": CHUNKING}
         self._collection = self._open()
 
     # -- collection lifecycle -------------------------------------------------------------
@@ -238,11 +235,12 @@ class PaperStore:
         page = self._call("get", ids=ids, include=["embeddings"])
         return {i: np.asarray(e, dtype=np.float32) for i, e in zip(page["ids"], page["embeddings"])}
 
-    def sentences_of(self, paper_ids: list[str]) -> list[tuple[str, str, dict[str, Any]]]:
+    def sentences_of(self, paper_ids: list[str]) -> list[tuple[str, dict[str, Any], np.ndarray]]:
+        """(document, metadata, stored embedding) of every sentence chunk of the given papers, all versions."""
         if not paper_ids:
             return []
         page = self._call("get", where={"$and": [{"paper_id": {"$in": list(paper_ids)}}, {"kind": "sentence"}]}, include=["documents", "metadatas", "embeddings"])
-        return [(d, m, e) for d, m, e in zip(page["documents"], page["metadatas"], page["embeddings"])]
+        return [(d, m, np.asarray(e, dtype=np.float32)) for d, m, e in zip(page["documents"], page["metadatas"], page["embeddings"])]
 
     # -- writes -----------------------------------------------------------------------------
     def add(self, ids: list[str], embeddings: Any, documents: list[str], metadatas: list[dict[str, Any]]) -> None:
