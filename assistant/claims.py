@@ -326,6 +326,9 @@ def check(claim_text: str, paper: Abstract, min_coverage: float = 0.5) -> Verdic
     claim = analyse(claim_text)
     if not claim.weights:
         return Verdict(False, 0.0, reason="claims nothing")
+    verbatim = _verbatim(claim_text, paper)
+    if verbatim is not None:
+        return Verdict(True, 1.0, verbatim)
     # the best sentence, then the best second sentence for a claim that condenses two
     scored = sorted(((coverage(claim, set(t.weights) | _names_as_stems(t)), i) for i, t in enumerate(paper.sentences)), reverse=True)
     if not scored:
@@ -372,6 +375,21 @@ def check(claim_text: str, paper: Abstract, min_coverage: float = 0.5) -> Verdic
     if sum(new.values()) >= _UNSUPPORTED_MASS:
         return Verdict(False, score, span, f"'{max(new, key=new.__getitem__)}' is not in the abstract")
     return Verdict(True, score, span)
+
+
+def _plain(text: str) -> str:
+    return " ".join(re.sub(r"[*_`]", "", unescape_latex_numbers(text)).lower().split()).strip(" .;:,")
+
+
+def _verbatim(claim_text: str, paper: Abstract) -> tuple[int, int] | None:
+    """The span of the abstract sentence a claim copies word for word (a quote needs no inference)."""
+    plain = _plain(claim_text)
+    if len(plain) < 20:
+        return None
+    for start, end in paper.spans:
+        if plain in _plain(paper.text[start:end]):
+            return (start, end)
+    return None
 
 
 def _number_supported(value: float, claim: Terms, support: list[Terms]) -> bool:

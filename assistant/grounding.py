@@ -16,6 +16,7 @@ from vectorstore.text import STOPWORDS
 _MARKER = re.compile(r"\[(\d+(?:\s*[,;]\s*\d+)*)\]")
 _CLAIM_SPLIT = re.compile(r"(?<=[.!?])\s+|\n+")
 _WORD = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*")
+_TITLE_LABEL = re.compile(r"^\s*(?:[-*]\s+)?\*\*[^*\n]+\*\*:\s*")
 _QUOTED = re.compile(r"[\"“]([^\"”]{12,})[\"”]")
 
 
@@ -106,7 +107,7 @@ def verify(text: str, sources: list[Source], question: str = "", attribute: floa
     removed: list[Removed] = []
     pieces: list[str] = []
     for claim in _split_keep(text):
-        claim_text = _MARKER.sub("", claim)
+        claim_text = _TITLE_LABEL.sub("", _MARKER.sub("", claim))  # "- **Title**: sentence": the title is a label
         if not content_words(claim_text):
             pieces.append(_MARKER.sub("", claim))  # a bare "[1]" claims nothing: drop it
             continue
@@ -188,11 +189,11 @@ def _tidy(text: str) -> str:
 def _segments(claim: str) -> dict[int, str]:
     """For each marker group (by position), the text it vouches for: the clause since the previous
     marker when that clause says something on its own, else the whole claim."""
-    whole = _MARKER.sub("", claim)
+    whole = _TITLE_LABEL.sub("", _MARKER.sub("", claim))
     out: dict[int, str] = {}
     last = 0
     for match in _MARKER.finditer(claim):
-        clause = claim[last : match.start()]
+        clause = _TITLE_LABEL.sub("", claim[last : match.start()])
         out[match.start()] = clause if len(content_words(clause)) >= 3 else whole
         last = match.end()
     return out

@@ -24,8 +24,8 @@ _COMPARE = re.compile(r"\b(compare|comparison|contrast|versus|vs\.?|difference|d
 LIST_DEPTH = 10        # a list answer weighs this many retrieved papers for membership
 LEAD_SENTENCES = 3     # single-paper answers: the lead paper's best sentences (in abstract order)
 PAPER_MARGIN = 0.85    # another paper joins a single answer when its best sentence is this close to the lead's
-LIST_MARGIN = 0.6      # a paper belongs in a list answer when its best sentence is this close to the best paper's
-LIST_FLOOR = 0.3       # ... and at least this relevant on its own (cosine/term-overlap blend, see rank_sentences)
+LIST_MARGIN = 0.65     # a paper belongs in a list answer when its best sentence is this close to the best paper's
+LIST_FLOOR = 0.2       # ... and at least this relevant on its own (cosine/term-overlap blend, see evidence.rank_sentences)
 MAX_SINGLE_PAPERS = 2  # a single-paper question quotes at most this many papers
 
 
@@ -58,11 +58,31 @@ def select(question: str, evidence: list[Evidence], shape: Shape | None = None) 
         top = max(_best(ev) for ev in evidence)
         return [_keep(ev, 1) for ev in evidence if _best(ev) >= max(LIST_FLOOR, LIST_MARGIN * top)]
     if shape == "compare":
-        return [_keep(ev, 1) for ev in evidence[:2]]
+        return [_keep(ev, 1) for ev in _compared(question, evidence)]
     lead = evidence[0]
     chosen = [_keep(lead, LEAD_SENTENCES)]
     chosen += [_keep(ev, 1) for ev in evidence[1:MAX_SINGLE_PAPERS] if _best(ev) >= PAPER_MARGIN * _best(lead)]
     return chosen
+
+
+_COMPARE_WORDS = re.compile(r"\b(compare|comparison|contrast|the|differences?|between|how|does|do|differ|from|of)\b", re.IGNORECASE)
+
+
+def _compared(question: str, evidence: list[Evidence]) -> list[Evidence]:
+    """For "compare A and B": the paper that best matches each side (by the words it shares with that side)."""
+    from vectorstore.keyword import tokenize
+
+    sides = [p for p in re.split(r"\band\b|\bvs\.?|\bversus\b|\bwith\b|,|\bto\b", _COMPARE_WORDS.sub(" ", question)) if p.strip()]
+    texts = tokenize([f"{ev.source.title} {ev.source.abstract}" for ev in evidence])
+    chosen: list[Evidence] = []
+    for terms in tokenize(sides):
+        if not terms:
+            continue
+        overlap = [(len(set(terms) & set(text)), -i) for i, text in enumerate(texts)]
+        best = evidence[-max(overlap)[1]]
+        if max(overlap)[0] and best not in chosen:
+            chosen.append(best)
+    return chosen if len(chosen) >= 2 else evidence[:2]
 
 
 def render(selected: list[Evidence], shape: Shape) -> str:
