@@ -93,7 +93,7 @@ def test_int8_needs_onnx_and_unsupported_models_fall_back(onnx_data_dir: Path, t
 def test_export_is_cached_by_weights_checksum(onnx_data_dir: Path, vectors: dict[str, np.ndarray]) -> None:
     cache = onnx_data_dir / "cache" / "onnx"
     folders = sorted(p for p in cache.glob("*/*") if p.is_dir())
-    assert [p.name for p in folders] == ["fp32", "int8"], folders
+    assert [p.name for p in folders] == [f"fp32-v{onnx_backend.RECIPE}", f"int8-v{onnx_backend.RECIPE}"], folders
     assert not list(cache.glob("*/.tmp-*")), "an export left its temporary folder behind"
     info = json.loads((folders[0] / "export.json").read_text())
     weights = Path(emb.resolve_model_path(MODEL)) / "model.safetensors"
@@ -141,7 +141,7 @@ def test_onnx_fp32_vectors_match_torch(vectors: dict[str, np.ndarray], sample_te
     assert np.allclose(np.linalg.norm(onnx_v, axis=1), 1.0, atol=1e-5)
     # int8 is close but not interchangeable: that is why the store refuses to mix them
     cos8 = np.sum(torch_v * int8_v, axis=1)
-    assert cos8.mean() > 0.98 and cos8.min() < 0.9999, (cos8.mean(), cos8.min())
+    assert cos8.mean() > 0.99 and cos8.min() < 0.9999, (cos8.mean(), cos8.min())
 
 
 def test_single_and_batched_onnx_encodes_agree(onnx_data_dir: Path, sample_texts: list[str]) -> None:
