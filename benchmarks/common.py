@@ -37,6 +37,7 @@ def scifact_papers_file() -> Path:
 
 
 BACKENDS = ("torch", "onnx-fp32", "onnx-int8")
+FP32_WRITER = os.environ.get("PAPERCHAT_BENCH_FP32_WRITER", "onnx-fp32")  # who embeds shared fp32 benchmark stores
 
 
 def backend_settings(label: str) -> dict[str, str]:

@@ -22,7 +22,7 @@ import urllib.request
 
 import numpy as np
 
-from benchmarks.common import BACKENDS, CACHE, DEV_QA, DISTRACTORS, SEED, build_store, parse_backends, require_shared
+from benchmarks.common import BACKENDS, CACHE, FP32_WRITER, DEV_QA, DISTRACTORS, SEED, build_store, parse_backends, require_shared
 
 
 def pct(values: list[float]) -> str:
@@ -65,8 +65,8 @@ def main() -> None:
     args = parser.parse_args()
     require_shared()
     backends = parse_backends(args.backends)
-    # fp32 stores are written by torch (today's store); ONNX fp32 reads it, int8 writes its own
-    assistants = {b: build_store("seed_distractors", [SEED, *DISTRACTORS], backend=b, writer=None if b.endswith("int8") else "torch")
+    # one fp32 store, read by torch and ONNX fp32 (their vectors match); int8 writes its own
+    assistants = {b: build_store("seed_distractors", [SEED, *DISTRACTORS], backend=b, writer=None if b.endswith("int8") else FP32_WRITER)
                   for b in backends}
     questions = [json.loads(line)["question"] for line in open(DEV_QA, encoding="utf-8") if line.strip()]
     questions = questions * 3

@@ -62,6 +62,9 @@ def test_backend_follows_the_setting(onnx_data_dir: Path, monkeypatch: pytest.Mo
     monkeypatch.setenv("PAPERCHAT_EMBEDDING_PRECISION", "int8")
     embedder = emb.Embedder.from_settings(Settings())
     assert (embedder.backend, embedder.precision, embedder.label) == ("onnx", "int8", "onnx-int8")
+    # the export cache: PAPERCHAT_ONNX_CACHE_DIR if set (the tests share one), else inside the data directory
+    monkeypatch.delenv("PAPERCHAT_ONNX_CACHE_DIR", raising=False)
+    assert emb.Embedder(MODEL, data_dir=onnx_data_dir).cache_root == str(onnx_data_dir / "cache" / "onnx")
 
 
 def test_auto_falls_back_to_torch_without_onnxruntime(onnx_data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -91,7 +94,7 @@ def test_int8_needs_onnx_and_unsupported_models_fall_back(onnx_data_dir: Path, t
 
 
 def test_export_is_cached_by_weights_checksum(onnx_data_dir: Path, vectors: dict[str, np.ndarray]) -> None:
-    cache = onnx_data_dir / "cache" / "onnx"
+    cache = Settings(data_dir=onnx_data_dir).onnx_cache  # the session's shared cache (conftest), else DATA_DIR/cache/onnx
     folders = sorted(p for p in cache.glob("*/*") if p.is_dir())
     assert [p.name for p in folders] == [f"fp32-v{onnx_backend.RECIPE}", f"int8-v{onnx_backend.RECIPE}"], folders
     assert not list(cache.glob("*/.tmp-*")), "an export left its temporary folder behind"

@@ -87,31 +87,32 @@ def _load(name: str, backend: str = "torch", precision: str = "fp32", cache_root
 class Embedder(Embeddings):
     """A LangChain ``Embeddings`` over a local sentence-transformers model (normalized vectors).
 
-    ``backend`` / ``precision`` / ``data_dir`` default to the settings from the environment
-    (``PAPERCHAT_EMBEDDING_BACKEND``, ``PAPERCHAT_EMBEDDING_PRECISION``, ``PAPERCHAT_DATA_DIR``);
+    ``backend`` / ``precision`` / ``cache_dir`` default to the settings from the environment
+    (``PAPERCHAT_EMBEDDING_BACKEND``, ``PAPERCHAT_EMBEDDING_PRECISION``, ``PAPERCHAT_ONNX_CACHE_DIR``, else
+    ``<data_dir>/cache/onnx``);
     ``Embedder.from_settings`` takes them from a ``Settings``.
     """
 
     def __init__(self, model_name: str, batch_size: int = 64, backend: str | None = None, precision: str | None = None,
-                 data_dir: Path | str | None = None, threads: int | None = None) -> None:
-        if backend is None or precision is None or data_dir is None or threads is None:
-            env = _settings.Settings()
+                 data_dir: Path | str | None = None, threads: int | None = None, cache_dir: Path | str | None = None) -> None:
+        if backend is None or precision is None or cache_dir is None or threads is None:
+            env = _settings.Settings(**({"data_dir": Path(data_dir)} if data_dir else {}))
             backend = backend or env.embedding_backend
             precision = precision or env.embedding_precision
-            data_dir = data_dir or env.data_dir
+            cache_dir = cache_dir or env.onnx_cache
             threads = env.embedding_threads if threads is None else threads
         self.model_name = model_name
         self.batch_size = batch_size
         self.requested_backend = backend
         self.precision = precision
         self.backend = resolve_backend(model_name, backend, precision)
-        self.cache_root = str(Path(data_dir) / "cache" / "onnx") if self.backend == "onnx" else ""
+        self.cache_root = str(cache_dir) if self.backend == "onnx" else ""
         self.threads = threads if self.backend == "onnx" else 0
 
     @classmethod
     def from_settings(cls, settings: "_settings.Settings") -> "Embedder":
         return cls(settings.embedding_model, settings.embed_batch_size, settings.embedding_backend,
-                   settings.embedding_precision, settings.data_dir, settings.embedding_threads)
+                   settings.embedding_precision, settings.data_dir, settings.embedding_threads, settings.onnx_cache)
 
     @property
     def label(self) -> str:

@@ -58,6 +58,8 @@ class Settings(BaseSettings):
         default="fp32", description="fp32 (vectors match torch: stores stay interchangeable) or int8 (ONNX dynamic "
                                     "quantisation: faster, other vectors, so a store must be re-indexed to switch).")
     embedding_threads: int = Field(default=0, ge=0, description="ONNX Runtime intra-op threads (0: one per core).")
+    onnx_cache_dir: Path | None = Field(default=None, description="Where ONNX exports are cached (default DATA_DIR/cache/onnx); "
+                                                                  "one folder per model checksum and precision, shareable between data dirs.")
 
     engine: Engine = Field(default="auto", description="Answer engine: auto, extractive, local or openai.")
     k: int = Field(default=5, ge=1, le=50, description="Papers handed to the answer engine.")
@@ -77,6 +79,10 @@ class Settings(BaseSettings):
     @property
     def cache_dir(self) -> Path:
         return self.data_dir / "cache"
+
+    @property
+    def onnx_cache(self) -> Path:
+        return self.onnx_cache_dir or self.cache_dir / "onnx"
 
     def with_overrides(self, **overrides: object) -> "Settings":
         """A copy with the non-None overrides applied (CLI flags, keyword arguments)."""
