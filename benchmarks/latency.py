@@ -59,6 +59,7 @@ RETRIEVAL_GOAL_MS = 12.0  # hybrid retrieval p50, embedding included
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--backends", default=",".join(BACKENDS), help=f"comma-separated, from {', '.join(BACKENDS)} (first = baseline)")
+    parser.add_argument("--seed-only", action="store_true", help="the 19 seed papers only (a quick run: encoder ratios, not the 4,378-paper goal)")
     parser.add_argument("--no-local", action="store_true")
     parser.add_argument("--no-serve", action="store_true")
     parser.add_argument("--llm-model", default=None, help="local model to time (default: the shipped one)")
@@ -66,7 +67,8 @@ def main() -> None:
     require_shared()
     backends = parse_backends(args.backends)
     # one fp32 store, read by torch and ONNX fp32 (their vectors match); int8 writes its own
-    assistants = {b: build_store("seed_distractors", [SEED, *DISTRACTORS], backend=b, writer=None if b.endswith("int8") else FP32_WRITER)
+    name, files = ("seed", [SEED]) if args.seed_only else ("seed_distractors", [SEED, *DISTRACTORS])
+    assistants = {b: build_store(name, files, backend=b, writer=None if b.endswith("int8") else FP32_WRITER)
                   for b in backends}
     questions = [json.loads(line)["question"] for line in open(DEV_QA, encoding="utf-8") if line.strip()]
     questions = questions * 3
