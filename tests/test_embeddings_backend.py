@@ -113,6 +113,13 @@ def test_export_is_cached_by_weights_checksum(onnx_data_dir: Path, vectors: dict
     assert {p: (p / "model.onnx").stat().st_mtime_ns for p in folders} == mtimes
 
 
+def test_int8_export_into_an_empty_cache_exports_fp32_first(tmp_path: Path, sample_texts: list[str]) -> None:
+    """int8 is quantised from the fp32 export: into an empty cache it makes both (no deadlock on the export lock)."""
+    embedder = emb.Embedder(MODEL, backend="onnx", precision="int8", cache_dir=tmp_path / "onnx", threads=0)
+    assert embedder.encode(sample_texts[:3]).shape == (3, 384)
+    assert sorted(p.name for p in (tmp_path / "onnx").glob("*/*")) == [f"fp32-v{onnx_backend.RECIPE}", f"int8-v{onnx_backend.RECIPE}"]
+
+
 def test_export_publish_keeps_the_first_complete_export(tmp_path: Path) -> None:
     """Two processes exporting at once: the second rename finds the folder there and keeps it."""
     target = tmp_path / "fp32"

@@ -34,7 +34,7 @@ EXPORTS = 0  # exports run by this process (the tests check that a second load d
 _SUPPORTED_MODULES = {"sentence_transformers.models.Transformer", "sentence_transformers.models.Pooling",
                       "sentence_transformers.models.Normalize"}
 _WEIGHTS = ("model.safetensors", "pytorch_model.bin")
-_lock = threading.Lock()
+_lock = threading.RLock()  # re-entrant: an int8 export first exports fp32 under the same lock
 
 
 def runtime_available() -> bool:
