@@ -13,6 +13,7 @@ pins ``transformers<4.58``; this module needs nothing beyond torch, onnx and onn
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.util
 import json
@@ -23,7 +24,7 @@ import tempfile
 import threading
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import numpy as np
 
@@ -111,10 +112,11 @@ def exported_model(model_dir: str | Path, precision: str, cache_root: Path) -> P
         tmp = Path(tempfile.mkdtemp(dir=base, prefix=f".tmp-{precision}-"))
         try:
             _copy_configs(model_dir, tmp)
-            if source is None:
-                _export_fp32(model_dir, tmp / "model.onnx")
-            else:
-                _quantize_int8(source, tmp / "model.onnx")
+            with _quiet_logging():
+                if source is None:
+                    _export_fp32(model_dir, tmp / "model.onnx")
+                else:
+                    _quantize_int8(source, tmp / "model.onnx")
             (tmp / "export.json").write_text(json.dumps({
                 "weights_sha256": checksum, "precision": precision, "recipe": EXPORT_RECIPE,
                 "source": str(model_dir), **_versions(),
@@ -204,15 +206,23 @@ def _quantize_int8(source: Path, out: Path) -> None:
 
     # per-channel weights: mean cosine to torch 0.993 (per-tensor: 0.947). The fused graph has contrib ops
     # that shape inference cannot type: their outputs are float.
+    quantize_dynamic(str(source), str(out), weight_type=QuantType.QInt8, per_channel=True, reduce_range=False,
+                     op_types_to_quantize=["MatMul", "Attention"],
+                     extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT})
+
+
+@contextlib.contextmanager
+def _quiet_logging() -> Iterator[None]:
+    """The exporter, fusion and quantiser log advice on the root logger and may reconfigure it: undo that."""
     root = logging.getLogger()
-    level = root.level
-    root.setLevel(logging.ERROR)  # the quantizer logs advice about pre-processing on the root logger
+    level, handlers = root.level, list(root.handlers)
+    root.setLevel(logging.ERROR)
     try:
-        quantize_dynamic(str(source), str(out), weight_type=QuantType.QInt8, per_channel=True, reduce_range=False,
-                         op_types_to_quantize=["MatMul", "Attention"],
-                         extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT})
+        yield
     finally:
         root.setLevel(level)
+        for handler in [h for h in root.handlers if h not in handlers]:
+            root.removeHandler(handler)
 
 
 class OnnxEncoder:
