@@ -96,7 +96,7 @@ class Embedder(Embeddings):
     def __init__(self, model_name: str, batch_size: int = 64, backend: str | None = None, precision: str | None = None,
                  data_dir: Path | str | None = None, threads: int | None = None, cache_dir: Path | str | None = None) -> None:
         if backend is None or precision is None or cache_dir is None or threads is None:
-            env = _settings.Settings(**({"data_dir": Path(data_dir)} if data_dir else {}))
+            env = _settings.Settings(data_dir=Path(data_dir)) if data_dir else _settings.Settings()
             backend = backend or env.embedding_backend
             precision = precision or env.embedding_precision
             cache_dir = cache_dir or env.onnx_cache
