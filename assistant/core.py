@@ -79,7 +79,7 @@ class Assistant:
                  fusion: FusionConfig | None = None, abstention: AbstentionPolicy | None = None, **overrides: Any) -> None:
         settings = settings or Settings()
         self.settings = settings.with_overrides(data_dir=persist_dir, engine=engine if isinstance(engine, str) else None, **overrides)
-        self.embedder = Embedder(self.settings.embedding_model, self.settings.embed_batch_size)
+        self.embedder = Embedder.from_settings(self.settings)
         self.store = PaperStore(self.settings)
         if auto_ingest:
             ensure_corpus(self.store, self.settings, announce or (lambda msg: None))

@@ -36,13 +36,43 @@ def scifact_papers_file() -> Path:
     return out
 
 
-def build_store(name: str, files: list[Path]):  # type: ignore[no-untyped-def]
-    """An Assistant over a cached benchmark store (ingest is incremental: reruns reuse it)."""
+BACKENDS = ("torch", "onnx-fp32", "onnx-int8")
+FP32_WRITER = os.environ.get("PAPERCHAT_BENCH_FP32_WRITER", "onnx-fp32")  # who embeds shared fp32 benchmark stores
+
+
+def backend_settings(label: str) -> dict[str, str]:
+    """Settings overrides for a backend label: ``torch``, ``onnx-fp32`` or ``onnx-int8``."""
+    if label == "torch":
+        return {"embedding_backend": "torch", "embedding_precision": "fp32"}
+    if label in ("onnx-fp32", "onnx-int8"):
+        return {"embedding_backend": "onnx", "embedding_precision": label.split("-")[1]}
+    raise SystemExit(f"unknown backend {label!r}; use {', '.join(BACKENDS)}")
+
+
+def parse_backends(text: str) -> list[str]:
+    labels = [b.strip() for b in text.split(",") if b.strip()]
+    for label in labels:
+        backend_settings(label)
+    return labels
+
+
+def store_name(name: str, backend: str) -> str:
+    """fp32 stores (torch or ONNX: the same vectors) are shared; int8 gets its own."""
+    return f"{name}_int8" if backend.endswith("int8") else name
+
+
+def build_store(name: str, files: list[Path], backend: str | None = None, writer: str | None = None):  # type: ignore[no-untyped-def]
+    """An Assistant over a cached benchmark store (ingest is incremental: reruns reuse it).
+
+    ``backend`` is the reader's embedding backend label (default: the settings' default); ``writer``
+    the backend that embeds the papers if the store has to be built (default: the reader)."""
     from assistant import Assistant
     from ingest import ingest
     from vectorstore import Settings
 
-    settings = Settings(data_dir=CACHE / name, engine="extractive")
+    data_dir = CACHE / store_name(name, backend or "")
+    settings = Settings(data_dir=data_dir, engine="extractive", **(backend_settings(writer or backend) if (writer or backend) else {}))
     report = ingest(files, settings, prune=True, progress=sys.stderr.isatty())
-    print(f"[{name}] {report}", file=sys.stderr)
-    return Assistant(settings, auto_ingest=False)
+    print(f"[{data_dir.name}] {report}", file=sys.stderr)
+    reader = settings.with_overrides(**backend_settings(backend)) if backend else settings
+    return Assistant(reader, auto_ingest=False)

@@ -1,51 +1,139 @@
-"""Query latency against store size, embedded and Chroma server mode, up to 100,000+ chunks.
+"""Query latency, keyword index and memory against store size, embedded and `chroma run` server, up to 1,000,000 chunks.
 
-Synthetic papers (random words, random unit vectors: embedding is not what is measured here) are
-added in steps; after each step the hybrid search is timed with a fixed query vector.
-Writes a table and benchmarks/growth.png.
+Synthetic papers with real-sized records: ids ``paper::hash::index`` like ingest's, the metadata ingest
+writes, sentence chunks of ~150-250 characters and paper chunks of ~1,200-1,900, words drawn with their
+real frequencies from the shared ML abstracts (so BM25 sees a realistic vocabulary and posting lengths),
+and random unit vectors (embedding is not what is measured here). Chunks are added in steps; after
+each step the hybrid search is timed with a fixed query vector, and the keyword index is rebuilt and
+measured (build time, RSS growth, size of the in-memory BM25 matrix).
 
-    python benchmarks/growth.py [--max-chunks 120000] [--server-too]
+At the end: peak RSS of this process (the app) and of the Chroma server, and the start-up time of
+`paperchat serve` on the largest store (to its first HTTP answer, then to its first search).
+
+    python -m benchmarks.growth [--max-chunks 1000000] [--server-too] [--serve-startup]
+    python -m benchmarks.growth --max-chunks 250000 --steps 1000,10000,100000,250000
+
+Writes a table, benchmarks/growth.json and benchmarks/growth.png.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
+import re
+import resource
 import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
 
+from vectorstore import Settings  # first: sets the offline environment
+
 from assistant.retrieval import HybridRetriever
-from vectorstore import Embedder, KeywordIndex, PaperStore, Settings
+from benchmarks.common import DISTRACTORS
+from vectorstore import Embedder, KeywordIndex, PaperStore
 from vectorstore.store import chunk_id
 
 SENTENCES_PER_PAPER = 9  # + 1 paper chunk = 10 chunks per paper, like real abstracts
+STEPS = (1_000, 10_000, 100_000, 250_000, 500_000, 1_000_000)
+BATCH_PAPERS = 500
+DIM = 384
 rng = np.random.default_rng(0)
-VOCAB = [f"w{i}" for i in range(20000)]
 
 
-def synthetic_batch(start: int, papers: int, dim: int):  # type: ignore[no-untyped-def]
-    ids, vecs, docs, metas = [], [], [], []
+def vocabulary() -> tuple[np.ndarray, np.ndarray]:
+    """Words of the shared ML abstracts with their frequencies (a Zipf-like, real distribution)."""
+    counts: Counter[str] = Counter()
+    for path in DISTRACTORS:
+        if path.is_file():
+            for line in open(path, encoding="utf-8"):
+                counts.update(re.findall(r"[A-Za-z][A-Za-z-]+", json.loads(line).get("abstract", "")))
+    if not counts:  # no shared data: a synthetic Zipf vocabulary
+        counts = Counter({f"w{i}": int(1e6 / (i + 1)) for i in range(30000)})
+    words = np.array(list(counts))
+    freq = np.array(list(counts.values()), dtype=np.float64)
+    return words, freq / freq.sum()
+
+
+WORDS, PROBS = vocabulary()
+
+
+def sentence(n_words: int) -> str:
+    return " ".join(rng.choice(WORDS, n_words, p=PROBS)).capitalize() + "."
+
+
+def synthetic_batch(start: int, papers: int, dim: int = DIM):  # type: ignore[no-untyped-def]
+    """``papers`` papers as ingest writes them: sentence chunks, then the paper chunk (the commit marker)."""
+    ids, docs, metas = [], [], []
     for p in range(start, start + papers):
-        pid = f"syn-{p}"
-        sentences = [" ".join(rng.choice(VOCAB, 20)) + "." for _ in range(SENTENCES_PER_PAPER)]
+        pid = f"https://openreview.net/forum?id=syn{p:07d}"
+        title = sentence(int(rng.integers(6, 14)))[:-1]
+        sentences = [sentence(int(rng.integers(20, 34))) for _ in range(SENTENCES_PER_PAPER)]
         abstract = " ".join(sentences)
-        base = {"paper_id": pid, "paper_hash": "h", "title": f"Synthetic paper {p}", "authors": "", "url": "", "venue": "", "title_derived": False}
+        h = hashlib.sha256(f"{title}\n{abstract}".encode()).hexdigest()[:16]
+        base = {"paper_id": pid, "paper_hash": h, "title": title, "authors": "; ".join(f"Author {p}-{i}" for i in range(4)),
+                "url": pid, "venue": "Synthetic 2026", "title_derived": False}
         offset = 0
-        for i, sentence in enumerate(sentences, 1):
-            ids.append(chunk_id(pid, "h", i)); docs.append(sentence)
-            metas.append({**base, "kind": "sentence", "chunk": i, "n_chunks": 10, "start": offset, "end": offset + len(sentence)})
-            offset += len(sentence) + 1
-        ids.append(chunk_id(pid, "h", 0)); docs.append(abstract)
+        for i, text in enumerate(sentences, 1):
+            ids.append(chunk_id(pid, h, i)); docs.append(f"{title}: {text}")
+            metas.append({**base, "kind": "sentence", "chunk": i, "n_chunks": 10, "start": offset, "end": offset + len(text)})
+            offset += len(text) + 1
+        ids.append(chunk_id(pid, h, 0)); docs.append(abstract)
         metas.append({**base, "kind": "paper", "chunk": 0, "n_chunks": 10, "start": 0, "end": len(abstract), "extra": "{}"})
     v = rng.standard_normal((len(ids), dim)).astype(np.float32)
-    vecs = v / np.linalg.norm(v, axis=1, keepdims=True)
-    return ids, vecs, docs, metas
+    return ids, v / np.linalg.norm(v, axis=1, keepdims=True), docs, metas
+
+
+def rss_mb(pid: int | str = "self", peak: bool = False) -> float:
+    """Current (VmRSS) or peak (VmHWM) resident memory of a process, with its children for the server."""
+    key = "VmHWM" if peak else "VmRSS"
+    try:
+        for line in open(f"/proc/{pid}/status"):
+            if line.startswith(key):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return float("nan")
+
+
+def tree_peak_mb(pid: int) -> float:
+    """Peak RSS of a process and its children (`chroma run` may be a launcher around the server)."""
+    total = rss_mb(pid, peak=True)
+    try:
+        import psutil
+
+        total += sum(rss_mb(c.pid, peak=True) for c in psutil.Process(pid).children(recursive=True))
+    except Exception:
+        pass
+    return total
+
+
+class RssSampler:
+    """Peak RSS growth of this process while a block runs (polls VmRSS every 20 ms)."""
+
+    def __enter__(self) -> "RssSampler":
+        self.start = self.peak = rss_mb()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+        return self
+
+    def _run(self) -> None:
+        while not self._stop.wait(0.02):
+            self.peak = max(self.peak, rss_mb())
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set(); self._thread.join()
+        self.peak = max(self.peak, rss_mb())
+        self.end = rss_mb()
 
 
 def start_server(path: Path) -> tuple[subprocess.Popen, str]:  # type: ignore[type-arg]
@@ -62,58 +150,142 @@ def start_server(path: Path) -> tuple[subprocess.Popen, str]:  # type: ignore[ty
     return proc, url
 
 
-def measure(settings: Settings, steps: list[int], embedder: Embedder) -> list[tuple[int, float, float]]:
+def measure(settings: Settings, steps: list[int], query: np.ndarray, mode: str) -> list[dict]:  # type: ignore[type-arg]
     store = PaperStore(settings)
-    retriever = HybridRetriever(store=store, keyword=KeywordIndex(store), embedder=embedder)
-    query = embedder.encode(["robust optimization of neural networks with sparse gradients"])[0]
-    rows, papers = [], 0
+    keyword = KeywordIndex(store)
+    embedder = Embedder(settings.embedding_model, backend="torch", precision="fp32", data_dir=settings.data_dir)  # never loaded: vectors given
+    retriever = HybridRetriever(store=store, keyword=keyword, embedder=embedder)
+    rows: list[dict] = []  # type: ignore[type-arg]
+    papers, insert_s = 0, 0.0
     for target in steps:
+        started = time.perf_counter()
         while papers * 10 < target:
-            n = min(500, target // 10 - papers)
-            store.add(*synthetic_batch(papers, n, len(query)))
+            n = min(BATCH_PAPERS, target // 10 - papers)
+            batch = synthetic_batch(papers, n)
+            t = time.perf_counter(); store.add(*batch); insert_s += time.perf_counter() - t
             papers += n
-        store.bump_generation()
-        retriever.search("w1 w2 w3 sparse", 10, vector=query)  # rebuild the keyword index outside the timing
+        step_wall = time.perf_counter() - started
+        store.bump_generation(commit=True)
+        keyword._generation = None  # measure a cold build (read paper chunks from Chroma, tokenize, index)
+        with RssSampler() as mem:
+            t = time.perf_counter(); keyword._load_or_build(store.generation); build_s = time.perf_counter() - t
+        matrix_mb = sum(a.nbytes for a in keyword._retriever.scores.values() if hasattr(a, "nbytes")) / 2**20
+        retriever.search("sparse gradient robust optimization", 10, vector=query)  # warm
         times = []
-        for i in range(30):
+        for i in range(40):
+            words = rng.choice(WORDS[:3000], 3)
             t = time.perf_counter()
-            retriever.search(f"w{i} w{i + 7} w{i + 99}", 10, vector=query)
+            retriever.search(" ".join(words), 10, vector=query)
             times.append(time.perf_counter() - t)
-        rows.append((store.count(), 1000 * float(np.percentile(times, 50)), 1000 * float(np.percentile(times, 95))))
-        print(f"  {rows[-1][0]:>8} chunks  p50 {rows[-1][1]:7.1f} ms  p95 {rows[-1][2]:7.1f} ms", flush=True)
+        kw_times = []
+        for i in range(20):
+            t = time.perf_counter(); keyword.search(" ".join(rng.choice(WORDS[:3000], 3)), 40); kw_times.append(time.perf_counter() - t)
+        row = {"mode": mode, "chunks": store.count(), "papers": papers,
+               "p50_ms": 1000 * float(np.percentile(times, 50)), "p95_ms": 1000 * float(np.percentile(times, 95)),
+               "bm25_p50_ms": 1000 * float(np.percentile(kw_times, 50)),
+               "insert_s_total": insert_s, "step_wall_s": step_wall,
+               "bm25_build_s": build_s, "bm25_build_rss_peak_mb": mem.peak - mem.start, "bm25_matrix_mb": matrix_mb,
+               "app_rss_mb": rss_mb(), "app_peak_rss_mb": rss_mb(peak=True)}
+        rows.append(row)
+        print(f"  {row['chunks']:>9,} chunks  p50 {row['p50_ms']:6.1f} ms  p95 {row['p95_ms']:6.1f} ms  (bm25 alone p50 {row['bm25_p50_ms']:5.1f} ms) | "
+              f"insert {insert_s:6.0f} s total | bm25 build {build_s:5.1f} s, +{row['bm25_build_rss_peak_mb']:.0f} MB peak, "
+              f"matrix {matrix_mb:.0f} MB | app RSS {row['app_rss_mb']:.0f} MB", flush=True)
     return rows
 
 
+def serve_startup(data_dir: Path, collection: str, chroma_url: str | None) -> dict[str, float]:
+    """`paperchat serve` on the store: seconds to the first HTTP answer and to the first answered search."""
+    from benchmarks.latency import serve_command
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0)); port = s.getsockname()[1]
+    cmd = serve_command(port, str(data_dir)) + ["--collection", collection] + (["--chroma-url", chroma_url] if chroma_url else [])
+    started = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    out = {"http_s": float("nan"), "first_search_s": float("nan"), "peak_rss_mb": float("nan")}
+    try:
+        while time.perf_counter() - started < 600 and proc.poll() is None:
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=1)
+                out["http_s"] = time.perf_counter() - started
+                break
+            except OSError:
+                time.sleep(0.1)
+        try:
+            from gradio_client import Client
+
+            Client(f"http://127.0.0.1:{port}/", verbose=False).predict("sparse gradient robust optimization", api_name="/chat")
+            out["first_search_s"] = time.perf_counter() - started
+        except Exception as exc:  # the HTTP figure still stands
+            print(f"  (first search through gradio_client failed: {exc.__class__.__name__}: {str(exc)[:100]})")
+        out["peak_rss_mb"] = rss_mb(proc.pid, peak=True)
+        return out
+    finally:
+        proc.terminate(); proc.wait(30)
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--max-chunks", type=int, default=120_000)
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--max-chunks", type=int, default=1_000_000)
+    parser.add_argument("--steps", help="comma-separated chunk counts (default: 1k, 10k, 100k, 250k, 500k, 1M up to --max-chunks)")
     parser.add_argument("--server-too", action="store_true", help="also measure a `chroma run` server")
+    parser.add_argument("--no-embedded", action="store_true", help="only the server")
+    parser.add_argument("--serve-startup", action="store_true", help="time `paperchat serve` on the largest store")
+    parser.add_argument("--dir", type=Path, help="keep the stores here (default: a temp dir, removed)")
     args = parser.parse_args()
-    steps = [s for s in (1_000, 10_000, 30_000, 60_000, 100_000, 120_000) if s <= args.max_chunks]
-    embedder = Embedder("all-MiniLM-L6-v2")
-    results = {}
-    with tempfile.TemporaryDirectory() as tmp:
-        print("embedded (PersistentClient):")
-        results["embedded"] = measure(Settings(data_dir=Path(tmp) / "e", collection="growth"), steps, embedder)
+    steps = [int(s) for s in args.steps.split(",")] if args.steps else [s for s in STEPS if s <= args.max_chunks]
+    query = synthetic_batch(10**8, 1)[1][0]
+    results: dict[str, list[dict]] = {}  # type: ignore[type-arg]
+    extra: dict[str, object] = {"date": time.strftime("%Y-%m-%d"), "vocabulary": len(WORDS)}
+    with tempfile.TemporaryDirectory() as tmpdir:
+        tmp = args.dir or Path(tmpdir)
+        if not args.no_embedded:
+            print("embedded (PersistentClient):")
+            settings = Settings(data_dir=tmp / "e", collection="growth")
+            results["embedded"] = measure(settings, steps, query, "embedded")
+            extra["app_peak_rss_mb_embedded"] = rss_mb(peak=True)
+            if args.serve_startup:
+                extra["serve_embedded"] = serve_startup(tmp / "e", "growth", None)
+                print(f"  `paperchat serve` on it: {extra['serve_embedded']}")
         if args.server_too:
-            proc, url = start_server(Path(tmp) / "server")
+            proc, url = start_server(tmp / "server")
             try:
                 print(f"server ({url}):")
-                results["server"] = measure(Settings(data_dir=Path(tmp) / "s", chroma_url=url, collection="growth"), steps, embedder)
+                settings = Settings(data_dir=tmp / "s", chroma_url=url, collection="growth")
+                results["server"] = measure(settings, steps, query, "server")
+                extra["chroma_server_peak_rss_mb"] = tree_peak_mb(proc.pid)
+                if args.serve_startup:
+                    extra["serve_server"] = serve_startup(tmp / "s", "growth", url)
+                    print(f"  `paperchat serve` on it: {extra['serve_server']}")
             finally:
-                proc.terminate(); proc.wait(10)
+                proc.terminate(); proc.wait(30)
+    extra["app_peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps(extra, indent=1))
+    out_json = Path(__file__).with_name("growth.json")
+    out_json.write_text(json.dumps({"rows": results, **extra}, indent=1))
+    plot(results, Path(__file__).with_name("growth.png"), str(extra["date"]))
+    print(f"results: {out_json}")
+
+
+def plot(results: dict[str, list[dict]], out: Path, date: str) -> None:  # type: ignore[type-arg]
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(6, 3.5))
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(10, 3.8))
     for mode, rows in results.items():
-        ax.plot([r[0] for r in rows], [r[1] for r in rows], marker="o", label=f"{mode} p50")
-        ax.plot([r[0] for r in rows], [r[2] for r in rows], marker="x", linestyle="--", label=f"{mode} p95")
-    ax.set_xlabel("chunks in store"); ax.set_ylabel("hybrid search latency (ms)"); ax.grid(alpha=0.3); ax.legend()
-    ax.set_title("paperchat retrieval latency vs store size (2 CPU cores)")
-    out = Path(__file__).with_name("growth.png")
+        x = [r["chunks"] for r in rows]
+        ax.plot(x, [r["p50_ms"] for r in rows], marker="o", label=f"{mode} p50")
+        ax.plot(x, [r["p95_ms"] for r in rows], marker="x", linestyle="--", label=f"{mode} p95")
+        bx.plot(x, [r["bm25_build_s"] for r in rows], marker="o", label=f"BM25 build (s), {mode}")
+        bx.plot(x, [r["app_rss_mb"] / 1000 for r in rows], marker="s", linestyle=":", label=f"app RSS (GB), {mode}")
+    for a in (ax, bx):
+        a.set_xscale("log"); a.set_xlabel("chunks in store (10 per paper)"); a.grid(alpha=0.3); a.legend(fontsize=7)
+    ax.set_ylabel("hybrid search latency (ms)")
+    ax.set_title("retrieval latency vs store size", fontsize=9)
+    bx.set_title("keyword index build and app memory", fontsize=9)
+    fig.suptitle(f"paperchat growth, 2 vCPU shared, `python -m benchmarks.growth`, {date}", fontsize=9)
     fig.tight_layout(); fig.savefig(out, dpi=110)
     print(f"plot: {out}")
 

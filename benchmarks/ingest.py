@@ -1,18 +1,21 @@
-"""Ingest throughput against the bare embedding cost.
+"""Ingest throughput against the bare embedding cost, for each embedding backend in one run.
 
-Ingests the 2,634 ICML 2024 papers into a fresh store, times a bare ``SentenceTransformer.encode``
-of exactly the texts paperchat embeds (same model, batch size and normalization), then times a
-re-ingest of the unchanged file. The model is loaded and warmed up before anything is timed.
+For each backend (torch, ONNX fp32, ONNX int8): ingests the 2,634 ICML 2024 papers into a fresh
+store, times a bare encode of exactly the texts paperchat embeds with that backend (same model,
+batch size and normalization), then times a re-ingest of the unchanged file. Models are loaded,
+exported and warmed up before anything is timed. Papers/s are compared with the first backend (torch).
 
-    python -m benchmarks.ingest                      # embedded Chroma in a temp dir
+    python -m benchmarks.ingest                      # embedded Chroma in a temp dir, all backends
+    python -m benchmarks.ingest --backends torch,onnx-int8 --limit 500
     python -m benchmarks.ingest --chroma-url http://127.0.0.1:8000
     python -m benchmarks.ingest --limit 300          # a quick run on the first 300 papers
-    python -m benchmarks.ingest --breakdown          # also encode in ingest's batches of 256 chunks
+    python -m benchmarks.ingest --breakdown          # also encode in ingest's calls of 1,024 chunks
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import sys
 import tempfile
@@ -22,7 +25,7 @@ from pathlib import Path
 
 from vectorstore.settings import Settings
 
-from benchmarks.common import SHARED
+from benchmarks.common import BACKENDS, SHARED, backend_settings, parse_backends
 from ingest import ingest, load_papers
 from ingest.pipeline import BATCH_CHUNKS, chunk_records
 from vectorstore.embeddings import Embedder
@@ -31,6 +34,7 @@ from vectorstore.store import PaperStore
 DEFAULT_PAPERS = SHARED / "data" / "icml2024_abstracts" / "papers.jsonl"
 ENCODE_GOAL = 1.2  # ingest seconds / bare encode seconds
 REINGEST_GOAL = 0.05  # unchanged re-ingest seconds / bare encode seconds
+SPEEDUP_GOAL = 2.0  # papers/s of the default backend / papers/s of torch
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -41,12 +45,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--papers", type=Path, default=DEFAULT_PAPERS, help=f"JSONL to ingest (default {DEFAULT_PAPERS})")
     parser.add_argument("--limit", type=int, metavar="N", help="only the first N papers of the file")
     parser.add_argument("--breakdown", action="store_true", help=f"also time the encode in ingest's calls of {BATCH_CHUNKS} chunks")
+    parser.add_argument("--backends", default=",".join(BACKENDS), help=f"comma-separated, from {', '.join(BACKENDS)} (first = baseline)")
     args = parser.parse_args(argv)
+    backends = parse_backends(args.backends)
     if not args.papers.is_file():
         parser.error(f"{args.papers} not found; pass --papers or check out shared/ beside the repository")
 
     workdir = Path(tempfile.mkdtemp(prefix="paperchat-bench-"))
-    settings = Settings(data_dir=workdir / "data", chroma_url=args.chroma_url, collection=f"bench-{uuid.uuid4().hex[:8]}")
+    base = Settings(data_dir=workdir / "data", chroma_url=args.chroma_url)
+    runs = {b: base.with_overrides(collection=f"bench-{uuid.uuid4().hex[:8]}", **backend_settings(b)) for b in backends}
     try:
         papers_file = args.papers
         if args.limit:
@@ -54,22 +61,30 @@ def main(argv: list[str] | None = None) -> int:
             with open(args.papers) as src:
                 papers_file.write_text("".join(line for _, line in zip(range(args.limit), src)))
         label = f"{args.papers}" + (f" (first {args.limit})" if args.limit else "")
-        return run(papers_file, settings, args.breakdown, label)
+        results = {b: run(papers_file, settings, args.breakdown, f"{label} [{b}]") for b, settings in runs.items()}
+        first = backends[0]
+        print(f"papers/s against {first}, same run ({os.cpu_count()} cores):")
+        for b, rate in results.items():
+            speedup = rate / results[first]
+            print(f"  {b:<10} {rate:6.1f} papers/s  {speedup:5.2f}x" + (f"  (goal >= {SPEEDUP_GOAL}x: {'met' if speedup >= SPEEDUP_GOAL else 'NOT met'})" if b != first else ""))
+        return 0
     finally:
         if args.chroma_url:
-            try:
-                PaperStore(settings).client.delete_collection(settings.collection)
-            except Exception as exc:  # the numbers are printed already; just say what is left behind
-                print(f"note: could not delete collection {settings.collection}: {exc}", file=sys.stderr)
+            for settings in runs.values():
+                try:
+                    PaperStore(settings).client.delete_collection(settings.collection)
+                except Exception as exc:  # the numbers are printed already; just say what is left behind
+                    print(f"note: could not delete collection {settings.collection}: {exc}", file=sys.stderr)
         shutil.rmtree(workdir, ignore_errors=True)
 
 
-def run(papers_file: Path, settings: Settings, breakdown: bool = False, label: str = "") -> int:
+def run(papers_file: Path, settings: Settings, breakdown: bool = False, label: str = "") -> float:
+    """Print one backend's rows; return its ingest papers/s."""
     papers, _ = load_papers([papers_file])
     texts = [text for paper in papers for _, text, _, _ in chunk_records(paper)]
 
-    embedder = Embedder(settings.embedding_model, settings.embed_batch_size)
-    model = embedder.model  # the same cached SentenceTransformer that ingest uses
+    embedder = Embedder.from_settings(settings)
+    model = embedder.model  # the same cached encoder that ingest uses (exported first for ONNX)
     model.encode(texts[:256], batch_size=settings.embed_batch_size, normalize_embeddings=True)  # warm-up
     import chromadb  # noqa: F401  (import time is not ingest time)
 
@@ -94,8 +109,9 @@ def run(papers_file: Path, settings: Settings, breakdown: bool = False, label: s
         ("store", where),
         ("papers", f"{len(papers):,}"),
         ("chunks", f"{len(texts):,}"),
-        ("bare encode", f"{encode:.1f} s"),
-        *([("encode in 256-chunk calls", f"{batched:.1f} s  ({batched / encode:.2f} x bare)")] if batched is not None else []),
+        ("backend", embedder.label),
+        ("bare encode", f"{encode:.1f} s  ({len(texts) / encode:.0f} texts/s, batch size {settings.embed_batch_size})"),
+        *([(f"encode in {BATCH_CHUNKS}-chunk calls", f"{batched:.1f} s  ({batched / encode:.2f} x bare)")] if batched is not None else []),
         ("ingest", f"{first.seconds:.1f} s"),
         ("papers/s", f"{len(papers) / first.seconds:.1f}"),
         ("ingest / encode", f"{first.seconds / encode:.2f}  (goal <= {ENCODE_GOAL})"),
@@ -105,8 +121,8 @@ def run(papers_file: Path, settings: Settings, breakdown: bool = False, label: s
     width = max(len(name) for name, _ in rows)
     print(f"ingest benchmark: {label or papers_file}")
     for name, value in rows:
-        print(f"  {name:<{width}}  {value}")
-    return 0
+        print(f"  {name:<{width}}  {value}", flush=True)
+    return len(papers) / first.seconds
 
 
 if __name__ == "__main__":

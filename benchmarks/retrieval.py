@@ -1,8 +1,13 @@
 """Retrieval quality: BEIR SciFact (nDCG@10, recall@100) and the dev questions among distractors.
 
-    python benchmarks/retrieval.py            # both
-    python benchmarks/retrieval.py --scifact  # SciFact only
-    python benchmarks/retrieval.py --distractors
+    python -m benchmarks.retrieval            # both
+    python -m benchmarks.retrieval --scifact  # SciFact only
+    python -m benchmarks.retrieval --distractors
+    python -m benchmarks.retrieval --backends torch,onnx-fp32,onnx-int8   # each embedding backend
+
+With several backends, the shipped default's row is printed per backend at the end. fp32 stores are
+written once, by ONNX fp32 (faster), and read by torch and ONNX fp32 alike: their vectors match (cosine
+>= 0.9999, tested), which is the claim that lets them share a store; int8 writes its own store.
 
 Prints BM25 alone, dense alone and the fusion variants side by side, from one set of
 candidates per query, so the shipped default is compared with its parts in the same run.
@@ -17,7 +22,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from benchmarks.common import DEV_QA, DISTRACTORS, SCIFACT, SEED, build_store, require_shared, scifact_papers_file
+from benchmarks.common import BACKENDS, FP32_WRITER, DEV_QA, DISTRACTORS, SCIFACT, SEED, build_store, parse_backends, require_shared, scifact_papers_file
 
 from assistant.retrieval import FusionConfig, fuse
 
@@ -64,8 +69,15 @@ def ndcg_at_10(ranked: list[str], relevant: dict[str, int]) -> float:
     return dcg / idcg if idcg else 0.0
 
 
-def scifact() -> None:
-    assistant = build_store("scifact", [scifact_papers_file()])
+SUMMARY: list[str] = []
+
+
+def _writer(backend: str, backends: list[str]) -> str:
+    return backend if backend.endswith("int8") else FP32_WRITER
+
+
+def scifact(backend: str, backends: list[str]) -> None:
+    assistant = build_store("scifact", [scifact_papers_file()], backend=backend, writer=_writer(backend, backends))
     queries = {}
     for line in open(SCIFACT / "queries.jsonl", encoding="utf-8"):
         q = json.loads(line)
@@ -77,26 +89,29 @@ def scifact() -> None:
     test = {qid: queries[qid] for qid in qrels}
     started = time.perf_counter()
     ranked = rankings(assistant, test, pool=100)
-    print(f"\nBEIR SciFact test ({len(test)} queries, {assistant.store.count()} chunks) in {time.perf_counter() - started:.0f}s")
+    print(f"\n[{backend}] BEIR SciFact test ({len(test)} queries, {assistant.store.count()} chunks, "
+          f"written by {_writer(backend, backends)}) in {time.perf_counter() - started:.0f}s")
     print(f"{'variant':28} {'nDCG@10':>8} {'R@100':>8}")
     for name, by_query in ranked.items():
         ndcg = np.mean([ndcg_at_10(by_query[q], qrels[q]) for q in test])
         recall = np.mean([len(set(by_query[q][:100]) & set(qrels[q])) / len(qrels[q]) for q in test])
         print(f"{name:28} {ndcg:8.3f} {recall:8.3f}")
+        if name == "shipped default":
+            SUMMARY.append(f"[{backend}] SciFact shipped default nDCG@10 {ndcg:.3f}  R@100 {recall:.3f}")
     print("published: BM25 0.665, all-MiniLM-L6-v2 ~0.65, bge-small-en-v1.5 0.713, BM25+MiniLM cross-encoder 0.688")
 
 
-def distractors() -> None:
+def distractors(backend: str, backends: list[str]) -> None:
     questions = [json.loads(line) for line in open(DEV_QA, encoding="utf-8") if line.strip()]
     for name, files in (("seed", [SEED]), ("seed+distractors", [SEED, *DISTRACTORS])):
-        assistant = build_store(name.replace("+", "_"), files)
+        assistant = build_store(name.replace("+", "_"), files, backend=backend, writer=_writer(backend, backends))
         from assistant.conversation import standalone_query
 
         single = {q["id"]: q for q in questions if q["kind"] in ("single", "followup")}
         texts = {qid: standalone_query(q["question"], [{"role": "user", "content": h} for h in q.get("history") or []])
                  for qid, q in single.items()}
         ranked = rankings(assistant, texts, pool=40)
-        print(f"\n{name}: {len(single)} single/followup questions, {assistant.store.count()} chunks")
+        print(f"\n[{backend}] {name}: {len(single)} single/followup questions, {assistant.store.count()} chunks")
         print(f"{'variant':28} {'hit@1':>6} {'hit@3':>6} {'MRR':>6}")
         for variant, by_query in ranked.items():
             ranks = [next((i for i, pid in enumerate(by_query[qid]) if pid in single[qid]["gold"]), None) for qid in single]
@@ -104,19 +119,26 @@ def distractors() -> None:
             hit3 = np.mean([r is not None and r < 3 for r in ranks])
             mrr = np.mean([1 / (r + 1) if r is not None else 0 for r in ranks])
             print(f"{variant:28} {hit1:6.3f} {hit3:6.3f} {mrr:6.3f}")
+            if variant == "shipped default":
+                SUMMARY.append(f"[{backend}] {name} shipped default hit@1 {hit1:.3f}  hit@3 {hit3:.3f}  MRR {mrr:.3f}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--scifact", action="store_true")
     parser.add_argument("--distractors", action="store_true")
+    parser.add_argument("--backends", default="torch", help=f"comma-separated, from {', '.join(BACKENDS)}")
     args = parser.parse_args()
     require_shared()
+    backends = parse_backends(args.backends)
     both = not (args.scifact or args.distractors)
-    if args.distractors or both:
-        distractors()
-    if args.scifact or both:
-        scifact()
+    for backend in backends:
+        if args.distractors or both:
+            distractors(backend, backends)
+        if args.scifact or both:
+            scifact(backend, backends)
+    print("\nsummary (shipped default):")
+    print("\n".join(SUMMARY))
 
 
 if __name__ == "__main__":

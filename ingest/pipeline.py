@@ -117,7 +117,7 @@ def ingest(
     started = time.perf_counter()
     settings = settings or Settings()
     papers, problems = load_papers(list(paths), fmt, skip_invalid)
-    embedder = Embedder(settings.embedding_model, settings.embed_batch_size)
+    embedder = Embedder.from_settings(settings)
     store = store or PaperStore(settings)
     if reset:
         store.reset()

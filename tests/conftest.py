@@ -70,6 +70,8 @@ def _clean_environ(data_dir: Path) -> dict[str, str | None]:
     """PAPERCHAT_* from the developer's shell must not leak into tests."""
     changes: dict[str, str | None] = {k: None for k in os.environ if k.startswith("PAPERCHAT_")}
     changes["PAPERCHAT_DATA_DIR"] = str(data_dir)
+    # one ONNX export per test session, shared by every test's data dir (and by their subprocesses)
+    changes["PAPERCHAT_ONNX_CACHE_DIR"] = str(data_dir / "onnx-cache")
     return changes
 
 

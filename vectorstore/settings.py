@@ -16,6 +16,8 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEFAULT_EMBEDDING_MODEL = "all-MiniLM-L6-v2"
 EngineName = Literal["auto", "extractive", "local", "openai"]
+EmbeddingBackend = Literal["auto", "onnx", "torch"]
+EmbeddingPrecision = Literal["fp32", "int8"]
 
 
 def default_data_dir() -> Path:
@@ -35,6 +37,15 @@ class Settings(BaseSettings):
                             description="Chroma collection name: 3-512 characters of a-z A-Z 0-9 . _ -")
     embedding_model: str = Field(default=DEFAULT_EMBEDDING_MODEL, description="sentence-transformers model name or path.")
     embed_batch_size: int = Field(default=64, ge=1)
+    embedding_backend: EmbeddingBackend = Field(
+        default="auto", description="Encoder runtime: onnx (ONNX Runtime, exported once from the local weights), torch, "
+                                    "or auto (onnx when onnxruntime and onnx are installed, else torch).")
+    embedding_precision: EmbeddingPrecision = Field(
+        default="fp32", description="fp32 (vectors match torch: stores stay interchangeable) or int8 (ONNX dynamic "
+                                    "quantisation: faster, other vectors, so a store must be re-indexed to switch).")
+    embedding_threads: int = Field(default=0, ge=0, description="ONNX Runtime intra-op threads (0: one per core).")
+    onnx_cache_dir: Path | None = Field(default=None, description="Where ONNX exports are cached (default DATA_DIR/cache/onnx); "
+                                                                  "one folder per model checksum and precision, shareable between data dirs.")
 
     engine: EngineName = Field(default="auto", description="Answer engine: auto, extractive, local or openai.")
     k: int = Field(default=5, ge=1, le=50, description="Papers in an answer's evidence (the retrieved papers the engine may quote and cite).")
@@ -54,6 +65,10 @@ class Settings(BaseSettings):
     @property
     def cache_dir(self) -> Path:
         return self.data_dir / "cache"
+
+    @property
+    def onnx_cache(self) -> Path:
+        return self.onnx_cache_dir or self.cache_dir / "onnx"
 
     def with_overrides(self, **overrides: object) -> "Settings":
         """A copy with the non-None overrides applied (CLI flags, keyword arguments)."""

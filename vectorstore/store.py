@@ -102,7 +102,8 @@ class PaperStore:
         self.settings = settings
         self.client = _client(settings)
         self.location = settings.chroma_url or str(settings.chroma_dir)
-        self._expected = {"embedding_model": settings.embedding_model, "chunking": CHUNKING}
+        self._expected = {"embedding_model": settings.embedding_model, "chunking": CHUNKING,
+                          "embedding_precision": settings.embedding_precision}
         self._collection = self._open()
 
     # -- collection lifecycle -------------------------------------------------------------
@@ -111,20 +112,34 @@ class PaperStore:
             collection = self.client.get_or_create_collection(
                 self.settings.collection,
                 embedding_function=None,
-                metadata={"schema": SCHEMA, **self._expected, "generation": (token := uuid.uuid4().hex), "committed": token},
+                metadata={"schema": SCHEMA, **self._expected, "embedding_backend": self._backend_label(),
+                          "generation": (token := uuid.uuid4().hex), "committed": token},
                 configuration={"hnsw": {"space": "cosine"}},
             )
         except Exception as exc:
             raise StoreError(self._unusable(exc)) from None
         meta = collection.metadata or {}
         for key, want in self._expected.items():
-            have = meta.get(key)
+            # stores written before the precision was recorded hold torch (fp32) vectors
+            have = meta.get(key, "fp32" if key == "embedding_precision" and "embedding_model" in meta else None)
             if have is not None and have != want:
+                also = f", or set PAPERCHAT_EMBEDDING_PRECISION={have} to read it" if key == "embedding_precision" else ""
                 raise ModelMismatchError(
                     f"collection {self.settings.collection!r} in {self.location} was indexed with {key} {have!r}, not {want!r}; "
-                    f"re-index with `paperchat ingest --reset FILE...` or choose another --collection"
+                    f"re-index with `paperchat ingest --reset FILE...` or choose another --collection{also}"
                 )
         return collection
+
+    def _backend_label(self) -> str:
+        """What writes this store's vectors (recorded for information; the precision is what is checked:
+        torch and ONNX fp32 vectors match, cosine >= 0.9999, so either reads a store the other wrote)."""
+        from vectorstore.embeddings import resolve_backend
+
+        try:
+            backend = resolve_backend(self._expected["embedding_model"], self.settings.embedding_backend, self.settings.embedding_precision)
+        except StoreError:
+            backend = self.settings.embedding_backend
+        return "torch" if backend == "torch" else f"onnx-{self.settings.embedding_precision}"
 
     def _unusable(self, exc: Exception) -> str:
         if "Error finding id" in str(exc):

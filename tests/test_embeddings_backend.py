@@ -1,0 +1,233 @@
+"""The embedding backend: choice from the settings, the cached ONNX export, fp32 ONNX = torch vectors,
+and the collection metadata check that lets torch and ONNX fp32 share a store but refuses int8 <-> fp32.
+
+Real model and real Chroma throughout; the ONNX exports are made once per session into a shared cache.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vectorstore import ModelMismatchError, PaperStore, Settings, StoreError
+from vectorstore import embeddings as emb
+from vectorstore import onnx_backend
+
+MODEL = "all-MiniLM-L6-v2"
+
+
+@pytest.fixture(scope="session")
+def onnx_data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One data dir whose cache/onnx holds the exports for the whole session."""
+    return tmp_path_factory.mktemp("onnx-data")
+
+
+@pytest.fixture(scope="session")
+def sample_texts(shared: Path) -> list[str]:
+    """A fixed sample: every chunk paperchat embeds for the 19 seed papers plus 40 ICML 2024 papers."""
+    from ingest import load_papers
+    from ingest.pipeline import chunk_records
+
+    papers, _ = load_papers([shared / "data" / "icml2025_seed" / "papers.jsonl"])
+    more, _ = load_papers([shared / "data" / "icml2024_abstracts" / "papers.jsonl"])
+    return [text for paper in [*papers, *more[:40]] for _, text, _, _ in chunk_records(paper)]
+
+
+@pytest.fixture(scope="session")
+def vectors(onnx_data_dir: Path, sample_texts: list[str]) -> dict[str, np.ndarray]:
+    out = {}
+    for backend, precision in (("torch", "fp32"), ("onnx", "fp32"), ("onnx", "int8")):
+        embedder = emb.Embedder(MODEL, 64, backend=backend, precision=precision, data_dir=onnx_data_dir)
+        out[embedder.label] = embedder.encode(sample_texts)
+    return out
+
+
+# ------------------------------------------------------------------ backend choice
+
+
+def test_backend_follows_the_setting(onnx_data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert emb.Embedder(MODEL, backend="torch", precision="fp32", data_dir=onnx_data_dir).backend == "torch"
+    assert emb.Embedder(MODEL, backend="onnx", precision="fp32", data_dir=onnx_data_dir).backend == "onnx"
+    assert emb.Embedder(MODEL, backend="auto", precision="fp32", data_dir=onnx_data_dir).backend == "onnx"
+    # from the environment, as the CLI and `paperchat serve` read it
+    monkeypatch.setenv("PAPERCHAT_EMBEDDING_BACKEND", "torch")
+    assert emb.Embedder.from_settings(Settings()).backend == "torch"
+    assert emb.Embedder(MODEL).backend == "torch"
+    monkeypatch.setenv("PAPERCHAT_EMBEDDING_BACKEND", "onnx")
+    monkeypatch.setenv("PAPERCHAT_EMBEDDING_PRECISION", "int8")
+    embedder = emb.Embedder.from_settings(Settings())
+    assert (embedder.backend, embedder.precision, embedder.label) == ("onnx", "int8", "onnx-int8")
+    # the export cache: PAPERCHAT_ONNX_CACHE_DIR if set (the tests share one), else inside the data directory
+    monkeypatch.delenv("PAPERCHAT_ONNX_CACHE_DIR", raising=False)
+    assert emb.Embedder(MODEL, data_dir=onnx_data_dir).cache_root == str(onnx_data_dir / "cache" / "onnx")
+
+
+def test_auto_falls_back_to_torch_without_onnxruntime(onnx_data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(onnx_backend, "runtime_available", lambda: False)
+    assert emb.Embedder(MODEL, backend="auto", precision="fp32", data_dir=onnx_data_dir).backend == "torch"
+    for backend, precision in (("onnx", "fp32"), ("auto", "int8")):
+        with pytest.raises(StoreError) as err:
+            emb.Embedder(MODEL, backend=backend, precision=precision, data_dir=onnx_data_dir)
+        message = str(err.value)
+        assert "\n" not in message and "pip install onnxruntime onnx" in message and "PAPERCHAT_EMBEDDING_BACKEND=torch" in message
+
+
+def test_int8_needs_onnx_and_unsupported_models_fall_back(onnx_data_dir: Path, tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match="PAPERCHAT_EMBEDDING_PRECISION=fp32"):
+        emb.Embedder(MODEL, backend="torch", precision="int8", data_dir=onnx_data_dir)
+    # a model folder the ONNX path does not handle (an extra Dense module): auto keeps torch
+    folder = tmp_path / "model"
+    shutil.copytree(emb.resolve_model_path(MODEL), folder, ignore=shutil.ignore_patterns("*.safetensors"))
+    (folder / "model.safetensors").write_bytes(b"")
+    modules = json.loads((folder / "modules.json").read_text())
+    (folder / "modules.json").write_text(json.dumps([*modules, {"idx": 3, "name": "3", "path": "3_Dense", "type": "sentence_transformers.models.Dense"}]))
+    assert "Dense" in (onnx_backend.unsupported_reason(folder) or "")
+    assert emb.resolve_backend(str(folder), "auto", "fp32") == "torch"
+
+
+# ------------------------------------------------------------------ the export cache
+
+
+def test_export_is_cached_by_weights_checksum(onnx_data_dir: Path, vectors: dict[str, np.ndarray]) -> None:
+    cache = Settings(data_dir=onnx_data_dir).onnx_cache  # the session's shared cache (conftest), else DATA_DIR/cache/onnx
+    folders = sorted(p for p in cache.glob("*/*") if p.is_dir())
+    assert [p.name for p in folders] == [f"fp32-v{onnx_backend.RECIPE}", f"int8-v{onnx_backend.RECIPE}"], folders
+    assert not list(cache.glob("*/.tmp-*")), "an export left its temporary folder behind"
+    info = json.loads((folders[0] / "export.json").read_text())
+    weights = Path(emb.resolve_model_path(MODEL)) / "model.safetensors"
+    import hashlib
+
+    assert info["weights_sha256"] == hashlib.sha256(weights.read_bytes()).hexdigest()
+    assert folders[0].parent.name == info["weights_sha256"][:32]
+    mtimes = {p: (p / "model.onnx").stat().st_mtime_ns for p in folders}
+    exports = onnx_backend.EXPORTS
+    emb._load.cache_clear()  # a new process would start here
+    for precision in ("fp32", "int8"):
+        emb.Embedder(MODEL, backend="onnx", precision=precision, data_dir=onnx_data_dir).encode(["cached?"])
+    assert onnx_backend.EXPORTS == exports, "a second load exported again"
+    assert {p: (p / "model.onnx").stat().st_mtime_ns for p in folders} == mtimes
+
+
+def test_int8_export_into_an_empty_cache_exports_fp32_first(tmp_path: Path, sample_texts: list[str]) -> None:
+    """int8 is quantised from the fp32 export: into an empty cache it makes both (no deadlock on the export lock)."""
+    embedder = emb.Embedder(MODEL, backend="onnx", precision="int8", cache_dir=tmp_path / "onnx", threads=0)
+    assert embedder.encode(sample_texts[:3]).shape == (3, 384)
+    assert sorted(p.name for p in (tmp_path / "onnx").glob("*/*")) == [f"fp32-v{onnx_backend.RECIPE}", f"int8-v{onnx_backend.RECIPE}"]
+
+
+def test_export_publish_keeps_the_first_complete_export(tmp_path: Path) -> None:
+    """Two processes exporting at once: the second rename finds the folder there and keeps it."""
+    target = tmp_path / "fp32"
+    first, second = tmp_path / ".tmp-a", tmp_path / ".tmp-b"
+    for folder, text in ((first, "first"), (second, "second")):
+        folder.mkdir()
+        (folder / "model.onnx").write_text(text)
+        (folder / "export.json").write_text("{}")
+    onnx_backend._publish(first, target)
+    onnx_backend._publish(second, target)
+    assert (target / "model.onnx").read_text() == "first"
+    # a half-written leftover (no export.json) is replaced
+    (target / "export.json").unlink()
+    third = tmp_path / ".tmp-c"
+    third.mkdir(); (third / "model.onnx").write_text("third"); (third / "export.json").write_text("{}")
+    onnx_backend._publish(third, target)
+    assert (target / "model.onnx").read_text() == "third"
+
+
+# ------------------------------------------------------------------ the vectors
+
+
+def test_onnx_fp32_vectors_match_torch(vectors: dict[str, np.ndarray], sample_texts: list[str]) -> None:
+    torch_v, onnx_v, int8_v = vectors["torch"], vectors["onnx-fp32"], vectors["onnx-int8"]
+    assert torch_v.shape == onnx_v.shape == int8_v.shape == (len(sample_texts), 384)
+    assert len(sample_texts) > 400
+    cos = np.sum(torch_v * onnx_v, axis=1)
+    assert cos.min() >= 0.9999, f"fp32 ONNX vs torch: min cosine {cos.min():.6f}"
+    assert np.allclose(np.linalg.norm(onnx_v, axis=1), 1.0, atol=1e-5)
+    # int8 is close but not interchangeable: that is why the store refuses to mix them
+    cos8 = np.sum(torch_v * int8_v, axis=1)
+    assert cos8.mean() > 0.99 and cos8.min() < 0.9999, (cos8.mean(), cos8.min())
+
+
+def test_single_and_batched_onnx_encodes_agree(onnx_data_dir: Path, sample_texts: list[str]) -> None:
+    embedder = emb.Embedder(MODEL, 64, backend="onnx", precision="fp32", data_dir=onnx_data_dir)
+    batched = embedder.encode(sample_texts[:50])
+    single = np.stack([embedder.encode([t])[0] for t in sample_texts[:50]])
+    assert np.sum(batched * single, axis=1).min() >= 0.99999
+
+
+# ------------------------------------------------------------------ the store's metadata check
+
+
+def _store_settings(data_dir: Path, collection: str, backend: str, precision: str) -> Settings:
+    return Settings(data_dir=data_dir, collection=collection, embedding_backend=backend, embedding_precision=precision, engine="extractive")
+
+
+def test_store_written_by_torch_opens_with_onnx_fp32(onnx_data_dir: Path, seed_jsonl: Path) -> None:
+    from assistant import Assistant
+    from ingest import ingest
+
+    written = _store_settings(onnx_data_dir, "torch-written", "torch", "fp32")
+    assert ingest([seed_jsonl], written, progress=False).added == 19
+    meta = PaperStore(written)._collection.metadata
+    assert (meta["embedding_backend"], meta["embedding_precision"]) == ("torch", "fp32")
+    reader = Assistant(written.with_overrides(embedding_backend="onnx"), auto_ingest=False)
+    assert reader.embedder.label == "onnx-fp32"
+    torch_reader = Assistant(written, auto_ingest=False)
+    for question in ("What is Nester?", "type inference with neuro-symbolic language models"):
+        assert [h.paper_id for h in reader.search(question, 5)] == [h.paper_id for h in torch_reader.search(question, 5)]
+    # and ONNX fp32 may add to it (same precision): an unchanged re-ingest writes nothing
+    assert ingest([seed_jsonl], reader.settings, progress=False).chunks_written == 0
+
+
+@pytest.mark.parametrize(("writer", "reader"), [(("onnx", "int8"), ("torch", "fp32")), (("onnx", "int8"), ("onnx", "fp32")),
+                                                (("torch", "fp32"), ("onnx", "int8"))])
+def test_int8_and_fp32_stores_refuse_each_other(onnx_data_dir: Path, seed_jsonl: Path, writer: tuple[str, str],
+                                                reader: tuple[str, str]) -> None:
+    from ingest import ingest
+
+    collection = f"mix-{writer[1]}-{reader[0]}-{reader[1]}"
+    assert ingest([seed_jsonl], _store_settings(onnx_data_dir, collection, *writer), progress=False).added == 19
+    with pytest.raises(ModelMismatchError) as err:
+        PaperStore(_store_settings(onnx_data_dir, collection, *reader))
+    message = str(err.value)
+    assert "\n" not in message
+    assert f"embedding_precision {writer[1]!r}, not {reader[1]!r}" in message
+    assert "re-index with `paperchat ingest --reset FILE...`" in message
+    assert f"PAPERCHAT_EMBEDDING_PRECISION={writer[1]}" in message
+
+
+def test_store_from_before_the_precision_was_recorded(onnx_data_dir: Path) -> None:
+    """A store written by an earlier paperchat (torch, no precision key): fp32 reads it, int8 is refused."""
+    import chromadb
+    from chromadb.config import Settings as ChromaSettings
+
+    from vectorstore.store import CHUNKING, SCHEMA
+
+    settings = _store_settings(onnx_data_dir, "legacy", "onnx", "fp32")
+    client = chromadb.PersistentClient(path=str(settings.chroma_dir), settings=ChromaSettings(anonymized_telemetry=False))
+    client.create_collection("legacy", metadata={"schema": SCHEMA, "embedding_model": MODEL, "chunking": CHUNKING,
+                                                 "generation": "g", "committed": "g"}, configuration={"hnsw": {"space": "cosine"}})
+    assert PaperStore(settings).count() == 0
+    with pytest.raises(ModelMismatchError, match="embedding_precision 'fp32', not 'int8'"):
+        PaperStore(settings.with_overrides(embedding_precision="int8"))
+
+
+def test_cli_refuses_with_one_line(onnx_data_dir: Path, seed_jsonl: Path, run_cli, store_checks,  # type: ignore[no-untyped-def]
+                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """The user's view: an int8 reader on an fp32 store gets exit 2 and one line naming the fix."""
+    from ingest import ingest
+
+    written = _store_settings(onnx_data_dir, "cli-fp32", "onnx", "fp32")
+    assert ingest([seed_jsonl], written, progress=False).added == 19
+    monkeypatch.setenv("PAPERCHAT_EMBEDDING_PRECISION", "int8")
+    result = run_cli("ask", "What is Nester?", "--engine", "extractive", *store_checks.cli_store_args(written))
+    assert result.returncode == 2, result
+    lines = [line for line in result.stderr_lines if line.strip()]
+    assert len(lines) == 1, result.stderr
+    assert "re-index with `paperchat ingest --reset" in lines[0] and "PAPERCHAT_EMBEDDING_PRECISION=fp32" in lines[0], lines[0]
