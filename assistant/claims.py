@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any
 
 from ingest.chunking import sentence_spans
 
@@ -95,7 +96,7 @@ _OPPOSITES: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple((frozenset
 ))
 _DIRECTION_WORDS = frozenset(w for pair in _OPPOSITES for side in pair for w in side)
 _NEGATING_PREFIXES = ("non", "un", "in", "im", "ir", "il", "dis")
-_NUMBER_WORDS = {w: i for i, w in enumerate(
+_NUMBER_WORDS: dict[str, float] = {w: float(i) for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen "
     "eighteen nineteen twenty".split())}
 _NUMBER_WORDS.update({"thirty": 30, "forty": 40, "fifty": 50, "hundred": 100, "thousand": 1000, "million": 10**6,
@@ -106,7 +107,7 @@ _ACRONYM = re.compile(r"((?:[A-Za-z][\w-]*\s+){1,8}?)\(([A-Z][A-Za-z0-9-]*?)s?\)
 
 
 @lru_cache(maxsize=1)
-def _stemmer():  # type: ignore[no-untyped-def]
+def _stemmer() -> Any:
     import Stemmer
 
     return Stemmer.Stemmer("english")
@@ -233,8 +234,8 @@ def analyse(text: str) -> Terms:
             continue
         for pair, (up, down) in enumerate(_OPPOSITES):
             if word in up or word in down:  # what moves: the nearest content word on each side
-                near = [w for w in lowered[max(i - 3, 0) : i] if _is_content(w)][-1:] + [w for w in lowered[i + 1 : i + 5] if _is_content(w)][:1]
-                terms.directions.append((pair, 0 if word in up else 1, {stem(w) for w in near}))
+                nearest = [w for w in lowered[max(i - 3, 0) : i] if _is_content(w)][-1:] + [w for w in lowered[i + 1 : i + 5] if _is_content(w)][:1]
+                terms.directions.append((pair, 0 if word in up else 1, {stem(w) for w in nearest}))
         if word in STOPWORDS or word[0].isdigit() or len(word) < 2:
             continue
         s = stem(word)

@@ -20,7 +20,7 @@ from assistant.conversation import standalone_query
 from assistant.engines import Engine, ExtractiveEngine, make_engine
 from assistant.evidence import Evidence, select_evidence
 from assistant.grounding import verify
-from assistant.selection import LIST_DEPTH, near_miss_text, question_shape, render, select, unanswered
+from assistant.selection import LIST_DEPTH, Shape, near_miss_text, question_shape, render, select, unanswered
 from assistant.retrieval import FusionConfig, HybridRetriever
 from assistant.types import Answer, Citation, Hit, Removed
 from ingest.pipeline import IngestReport, ensure_corpus, ingest
@@ -230,7 +230,7 @@ class Assistant:
             return
         self._check(engine, text, turn, selected, shape)
 
-    def _check(self, engine: Engine, text: str, turn: _Turn, selected: list[Evidence], shape: str) -> None:
+    def _check(self, engine: Engine, text: str, turn: _Turn, selected: list[Evidence], shape: Shape) -> None:
         """Keep only verified citations; free text that keeps none gives way to the selected sentences."""
         t0 = time.perf_counter()
         sources = [ev.source for ev in selected]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import Any
 
 _HYPHEN_BREAK = re.compile(r"\b([A-Za-z]+)-[ \t]*\r?\n\s*([a-z]+)\b")
 _ESCAPES = {"\\%": "%", "\\&": "&", "\\_": "_", "\\#": "#", "\\$": "\uFF04"}  # a literal $ must not open math
@@ -17,7 +18,7 @@ _TEXT_COMMAND = re.compile(r"\\(?:textbf|textit|emph|texttt|textrm|textsc|mathrm
 
 
 @lru_cache(maxsize=1)
-def _latex_to_text():  # type: ignore[no-untyped-def]
+def _latex_to_text() -> Any:
     from pylatexenc.latex2text import LatexNodes2Text
 
     return LatexNodes2Text(math_mode="text", strict_latex_spaces=True)
