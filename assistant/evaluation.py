@@ -1,6 +1,6 @@
 """``paperchat eval``: run a question file through the ``Assistant`` API and score it.
 
-The question format is that of ``shared/eval/dev_qa.jsonl`` (kinds: single, multi, abstain, followup).
+The question format is that of ``shared/eval/dev_qa.jsonl`` (kinds: single, multi, abstain, followup, near_miss).
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ def load_questions(path: str | Path) -> list[dict[str, Any]]:
     for number, item in read_jsonl(Path(path).read_text(encoding="utf-8")):
         if isinstance(item, json.JSONDecodeError):
             raise InputError(f"malformed JSON ({item.msg})", "fix the line", path=path, where=f":{number}")
-        if not isinstance(item, dict) or "question" not in item or item.get("kind") not in ("single", "multi", "abstain", "followup"):
-            raise InputError("needs 'question' and 'kind' (single, multi, abstain or followup)", path=path, where=f":{number}")
+        if not isinstance(item, dict) or "question" not in item or item.get("kind") not in ("single", "multi", "abstain", "followup", "near_miss"):
+            raise InputError("needs 'question' and 'kind' (single, multi, abstain, followup or near_miss)", path=path, where=f":{number}")
         questions.append(item)
     return questions
 

@@ -2,6 +2,8 @@
 
 Small local models follow a worked example better than rules, and rules better at the end of the
 user turn than in the system prompt, so the chat is: system, one example exchange, the question.
+The model only condenses sentences the code already selected (``assistant.selection``); it cannot
+bring in another paper, and every claim it writes is checked again (``assistant.grounding``).
 """
 
 from __future__ import annotations
@@ -12,17 +14,20 @@ SYSTEM = (
 )
 
 RULES = (
-    "Answer the question in 1-3 short sentences using only the facts in <papers>. "
-    "Put the number of the supporting abstract in square brackets at the end of each sentence, e.g. [2]."
+    "Answer the question in 1-3 short sentences that condense the sentences in <papers>. "
+    "Copy every number, name and comparison exactly as written; add nothing else. "
+    "End each sentence with the number of its paper in square brackets, e.g. [2]."
 )
 
 USER = "<papers>\n{context}\n</papers>\n\nQuestion: {question}\n\n" + RULES
 
 EXAMPLE_USER = USER.format(
-    context="[1] Sparse Adapters\nWe propose SpAd, a sparse adapter for vision transformers. SpAd reaches 81.2% top-1 accuracy on ImageNet.\n\n"
-    "[2] Fast Graph Sampling\nWe study sampling of large graphs. Our sampler is 3x faster than GraphSAINT.",
+    context="[1] Sparse Adapters\nWe propose SpAd, a sparse adapter for vision transformers. SpAd reaches 81.2% top-1 accuracy on ImageNet, "
+    "without extra memory.\n\n"
+    "[3] Adapters at Scale\nOur sampler is 3x faster than LoRA adapters.",
     question="What accuracy does SpAd reach?",
 )
-EXAMPLE_ANSWER = "SpAd, a sparse adapter for vision transformers, reaches 81.2% top-1 accuracy on ImageNet [1]."
+EXAMPLE_ANSWER = ("SpAd, a sparse adapter for vision transformers, reaches 81.2% top-1 accuracy on ImageNet without extra memory [1]. "
+                  "A related sampler is 3x faster than LoRA adapters [3].")
 
 SOURCE = "[{number}] {title}\n{text}"

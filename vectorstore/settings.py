@@ -47,7 +47,7 @@ class Settings(BaseSettings):
     onnx_cache_dir: Path | None = Field(default=None, description="Where ONNX exports are cached (default DATA_DIR/cache/onnx); "
                                                                   "one folder per model checksum and precision, shareable between data dirs.")
 
-    engine: EngineName = Field(default="auto", description="Answer engine: auto, extractive, local or openai.")
+    engine: EngineName = Field(default="extractive", description="Answer engine: extractive (default: the most correct on the eval), local, openai, or auto (local if installed, else extractive).")
     k: int = Field(default=5, ge=1, le=50, description="Papers in an answer's evidence (the retrieved papers the engine may quote and cite).")
     llm_model: str = Field(default="qwen2.5-0.5b", description="Local GGUF: registry name or path to a .gguf file.")
     llm_threads: int = Field(default=2, ge=1)
