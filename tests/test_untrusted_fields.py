@@ -55,3 +55,10 @@ def test_eval_with_a_corpus_never_writes_to_the_configured_server(chroma_server:
     assert "added 19" in proc.stderr or "19" in proc.stderr, proc.stderr
     assert {c.name: c.count() for c in client.list_collections()} == before
     assert not (tmp_path / "data").exists() or not any((tmp_path / "data").iterdir())
+
+
+def test_dotted_numbers_in_an_abstract_do_not_crash_the_verifier():
+    from assistant.claims import analyse
+
+    terms = analyse("Served at 127.0.0.1 with Python 3.11.2, it reaches 70.7% accuracy.")
+    assert 70.7 in terms.numbers
