@@ -208,7 +208,10 @@ def analyse(text: str) -> Terms:
     lowered = [w.lower().replace("’", "'") for w in words]
     terms.words = set(lowered)
     for i, token in enumerate(lowered):  # the words around each number: what it is a number of
-        value = float(token.replace(",", "")) if token[0].isdigit() else _NUMBER_WORDS.get(token)
+        try:
+            value = float(token.replace(",", "")) if token[0].isdigit() else _NUMBER_WORDS.get(token)
+        except ValueError:  # "3.11.2", "127.0.0.1": not a quantity
+            value = None
         if value is None:
             continue
         near = {stem(w) for w in [w for w in lowered[max(i - 6, 0) : i] if _is_content(w)][-3:]

@@ -1,8 +1,12 @@
 """The browser chat: a Gradio app built from an ``Assistant`` (``create_app``), and ``serve`` to run it.
 
 The app calls only the Assistant's public methods (``tests/test_public_api.py`` checks which). Everything that comes from papers or users
-(titles, abstracts, questions, answers) is escaped before it reaches the page, so an abstract
-containing ``<script>`` shows as text. Scripted access: ``/chat`` returns ``Answer.to_dict()``,
+(titles, abstracts, questions, answers, upload reports) is escaped before it reaches the page, so an abstract
+containing ``<script>`` shows as text. Markdown components (the chat, status lines) get ``md_text``: the
+engine's text is rendered as markdown for its emphasis and bullets, but every character that could make
+a link, image, autolink or HTML is escaped first, whatever the engine wrote (an LLM may quote an abstract's
+``![x](http://…)``), streamed partial text included; LaTeX rendering is off. The only links on the page
+are the app's own, to a paper's http(s) URL in the sources panel (``_link``). Scripted access: ``/chat`` returns ``Answer.to_dict()``,
 ``/upload`` adds a paper file through the same validation as ``paperchat ingest``.
 """
 
@@ -32,7 +36,8 @@ EXAMPLES = [
     "Which papers study the Hessian of neural network loss landscapes?",
 ]
 UPLOAD_TYPES = [".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".txt"]
-_MARKER = re.compile(r"\[(\d+)\]")
+_MD_ESCAPE = re.compile(r"[\\\[\]()`@]|(?<=\]):|:(?=/)|(?i:www)\.")
+_ESCAPED_MARKER = re.compile(r"\\\[(\d+)\\\]")
 _EMPTY_SOURCES = '<div class="pc-empty">Sources for the current answer appear here.</div>'
 
 # Scoped to the sources panel by gr.HTML; a JS template string, so no backticks or "${" here.
@@ -65,13 +70,22 @@ def _link(url: str, label: str) -> str:
     return _e(label)
 
 
+def md_text(text: Any) -> str:
+    """Untrusted text for a markdown component: it shows as typed and becomes no link, image or HTML.
+
+    Backslash-escapes what can start a link, image, reference definition or code span
+    (``\\ [ ] ( )`` and backticks), the ``:`` of ``scheme://`` and after ``]``, ``www.`` and ``@``
+    (GFM's bare-URL and e-mail autolinks), then HTML-escapes ``< > &`` (tags, ``<http://…>``).
+    Emphasis and bullets still render, so the answer's own ``**Title**:``, ``- `` and ``_note_`` work.
+    """
+    escaped = _MD_ESCAPE.sub(lambda m: m.group(0)[:3] + "\\." if len(m.group(0)) == 4 else "\\" + m.group(0), str(text or ""))
+    return html.escape(escaped, quote=False)
+
+
 def chat_text(text: str, cited: Sequence[int] = ()) -> str:
-    """Answer text for the Chatbot's markdown: HTML escaped, cited markers in bold."""
-    safe = html.escape(text or "", quote=False)
-    if cited:
-        numbers = {str(n) for n in cited}
-        safe = _MARKER.sub(lambda m: f"**[{m.group(1)}]**" if m.group(1) in numbers else m.group(0), safe)
-    return safe
+    """Answer text for the Chatbot's markdown: ``md_text``, ``[n]`` markers kept, cited ones in bold."""
+    numbers = {str(n) for n in cited}
+    return _ESCAPED_MARKER.sub(lambda m: f"**[{m.group(1)}]**" if m.group(1) in numbers else f"[{m.group(1)}]", md_text(text))
 
 
 def _meta_line(authors: Sequence[str], venue: str) -> str:
@@ -163,7 +177,7 @@ def _error_answer(question: str, exc: BaseException, engine: str) -> Answer:
 
 
 def _error_chat(message: str) -> str:
-    return f"**Could not answer:** {html.escape(message, quote=False)}"
+    return f"**Could not answer:** {md_text(message)}"
 
 
 def _example_text(evt: gr.SelectData) -> str:
@@ -197,7 +211,7 @@ class _Handlers:
         except Exception as exc:  # noqa: BLE001 - the header must render whatever the store does
             count = f"store unavailable ({exc.__class__.__name__})"
         return (f"## paperchat\nAsk questions about research papers; answers cite the abstracts.  \n"
-                f"<small>{html.escape(count, quote=False)} · engine: **{html.escape(self.engine_label(), quote=False)}**</small>")
+                f"<small>{md_text(count)} · engine: **{md_text(self.engine_label())}**</small>")
 
     # answering
     def _abstracts(self, answer: Answer) -> dict[str, str]:
@@ -214,7 +228,7 @@ class _Handlers:
             return _error_chat(answer.error), answer_html(answer, {})
         body = chat_text(answer.text, [c.number for c in answer.citations])
         if answer.query and answer.query != answer.question:
-            body = f"<small>Searched for: {html.escape(answer.query, quote=False)}</small>\n\n{body}"
+            body = f"<small>Searched for: {md_text(answer.query)}</small>\n\n{body}"
         try:
             abstracts = self._abstracts(answer)
         except Exception:  # noqa: BLE001 - show the quotes alone
@@ -234,7 +248,7 @@ class _Handlers:
         if not question:
             yield gr.skip(), gr.skip(), gr.skip(), gr.skip()
             return
-        chat += [{"role": "user", "content": html.escape(question, quote=False)}, {"role": "assistant", "content": "…"}]
+        chat += [{"role": "user", "content": md_text(question)}, {"role": "assistant", "content": "…"}]
         yield "", chat, '<div class="pc-empty">Searching the papers…</div>', gr.skip()
         text = ""
         answer: Answer | None = None
@@ -301,13 +315,13 @@ class _Handlers:
             message = _upload_message(exc, path)
             prefix = "Not added, the file is invalid" if isinstance(exc, InputError) else "Not added"
             result = {"ok": False, "error": message, "papers": self._safe_count()}
-            return f"**{prefix}:** {html.escape(message, quote=False)}", result, self.header()
+            return f"**{prefix}:** {md_text(message)}", result, self.header()
         problems = [_upload_message(p.error, path) for p in report.problems]
         result = {"ok": True, "error": None, "added": report.added, "updated": report.updated,
                   "unchanged": report.unchanged, "skipped": problems, "summary": str(report), "papers": self._safe_count()}
-        status = (f"**Added** {html.escape(path.name, quote=False)}: {html.escape(str(report), quote=False)}. "
+        status = (f"**Added** {md_text(path.name)}: {md_text(report)}. "
                   f"{result['papers']} papers indexed.")
-        status += "".join(f"\n- skipped {html.escape(p, quote=False)}" for p in problems[:20])
+        status += "".join(f"\n- skipped {md_text(p)}" for p in problems[:20])
         return status, result, self.header()
 
     def _safe_count(self) -> int | None:
@@ -327,7 +341,7 @@ def create_app(assistant: Assistant) -> gr.Blocks:
             with gr.Column(scale=3, min_width=380):
                 chat = gr.Chatbot(
                     label="Chat", show_label=False, elem_id="pc-chat", height=560, sanitize_html=True, allow_tags=False,
-                    render_markdown=True, feedback_options=None, buttons=["copy"],
+                    render_markdown=True, latex_delimiters=[], feedback_options=None, buttons=["copy"],
                     placeholder="Ask about the indexed papers. Answers quote the abstracts and cite them as [1], [2], …",
                     examples=[{"text": q} for q in EXAMPLES],
                 )

@@ -67,9 +67,9 @@ def render(answer: Answer) -> str:
     if answer.citations:
         lines.append("\nSources:")
         for c in answer.citations:
-            lines.append(f"[{c.number}] {printable(c.title)} {c.url}".rstrip())
+            lines.append(f"[{c.number}] {printable(c.title)} {printable(c.url)}".rstrip())
             lines.append(f'    "{printable(c.quote)}"')
-    lines.append(f"\n[engine: {answer.engine}]")
+    lines.append(f"\n[engine: {printable(answer.engine)}]")
     return "\n".join(lines)
 
 
@@ -127,6 +127,16 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return serve(settings_from(args), host=args.host, port=args.port, auth=args.auth, share=args.share)
 
 
+def temporary_store(settings: Settings, data_dir: str) -> Settings:
+    """``settings`` pointed at an embedded store in ``data_dir`` with the default collection.
+
+    Whatever ``PAPERCHAT_CHROMA_URL`` or ``--chroma-url`` say (``with_overrides`` skips None values).
+    """
+    fresh = settings.model_dump() | {"data_dir": data_dir, "chroma_url": None,
+                                     "collection": Settings.model_fields["collection"].default}
+    return Settings(**fresh)
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
     from assistant.evaluation import evaluate, format_table, load_questions
 
@@ -134,7 +144,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     settings = settings_from(args)
     with tempfile.TemporaryDirectory(prefix="paperchat-eval-") as tmp:
         if args.corpus:
-            settings = settings.with_overrides(data_dir=tmp, chroma_url=None)
+            settings = temporary_store(settings, tmp)
             print(_assistant(args, settings, auto_ingest=False).add_papers(args.corpus, progress=sys.stderr.isatty()), file=sys.stderr)
         result = evaluate(_assistant(args, settings), questions)
     print(format_table(result["metrics"]))

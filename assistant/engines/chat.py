@@ -13,11 +13,21 @@ from assistant import prompts
 from assistant.evidence import Evidence
 from vectorstore.errors import EngineError, PaperchatError
 from vectorstore.settings import Settings
+from vectorstore.text import printable
 
 # A 0.5B model with a 2,048-token context answers best from three abstracts' best sentences
 # (README, "Choice of local model": top 3 abstracts in the prompt).
 LLM_PAPERS = 3
 PROMPT_SENTENCES = 4  # sentences of each abstract in the prompt, in abstract order
+
+
+def defang(text: str) -> str:
+    """Paper text (title, abstract, any metadata) as prompt data: one line, no tags, no control characters.
+
+    It cannot close the ``<papers>`` block (``<``/``>`` become ``‹``/``›``) nor start a forged
+    ``[n] Title`` source (newlines become spaces).
+    """
+    return " ".join(printable(text).split()).replace("<", "‹").replace(">", "›")
 
 
 def evidence_context(evidence: list[Evidence], max_sentences: int = PROMPT_SENTENCES) -> str:
@@ -26,8 +36,7 @@ def evidence_context(evidence: list[Evidence], max_sentences: int = PROMPT_SENTE
     for ev in evidence:
         spans = sorted(ev.sentences[:max_sentences])
         text = " ".join(ev.source.abstract[s:e] for s, e, _ in spans)
-        text = text.replace("<", "‹").replace(">", "›")  # the abstract cannot close the <papers> block
-        blocks.append(prompts.SOURCE.format(number=ev.source.number, title=ev.source.title, text=text))
+        blocks.append(prompts.SOURCE.format(number=ev.source.number, title=defang(ev.source.title), text=defang(text)))
     return "\n\n".join(blocks)
 
 
