@@ -126,7 +126,7 @@ def test_markup_in_papers_is_shown_as_text_and_never_runs(page) -> None:  # type
 
     sources = page.inner_text("#pc-sources")
     assert EVIL["title"] in sources and "Mallory <b>Bold</b>" in sources
-    assert SCRIPT in page.locator("#pc-sources mark").inner_text()
+    assert SCRIPT in sources and page.locator("#pc-sources mark").count() >= 1  # the abstract, markup as text
     answer = last_answer(page)
     assert SCRIPT in answer and IMG in answer
     assert page.evaluate("typeof window.__pwned") == "undefined"
