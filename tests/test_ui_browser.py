@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 import os
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
 import pytest
 from ui_server import REPO, SEED, Server, paperchat, start_server
@@ -58,17 +59,26 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     server.stop()
 
 
-@pytest.fixture(scope="module")
-def browser_context(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+@contextmanager
+def chromium(profile: Path) -> Iterator[Any]:
+    """A headless Debian Chromium driven by Playwright, with a fresh profile (no network but loopback)."""
     if not Path(CHROMIUM).exists():
-        pytest.skip(f"needs Chromium at {CHROMIUM} (apt-get install chromium, or set PAPERCHAT_CHROMIUM)")
+        pytest.fail(f"needs Chromium at {CHROMIUM} (apt-get install chromium, or set PAPERCHAT_CHROMIUM)", pytrace=False)
     with playwright_api.sync_playwright() as p:
         context = p.chromium.launch_persistent_context(
-            user_data_dir=str(tmp_path_factory.mktemp("chromium-profile")), executable_path=CHROMIUM,
+            user_data_dir=str(profile), executable_path=CHROMIUM,
             args=CHROMIUM_ARGS, headless=True, viewport={"width": 1400, "height": 1000},
         )
+        try:
+            yield context
+        finally:
+            context.close()
+
+
+@pytest.fixture(scope="module")
+def browser_context(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+    with chromium(tmp_path_factory.mktemp("chromium-profile")) as context:
         yield context
-        context.close()
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
-from test_ui_browser import CHROMIUM, CHROMIUM_ARGS, ask, last_answer
+from test_ui_browser import ask, chromium, last_answer
 from ui_server import SEED, Server, paperchat, start_server
 
 from benchmarks.scripted_openai import ScriptedOpenAI
@@ -99,14 +99,8 @@ def server(request: pytest.FixtureRequest, store: Path) -> Iterator[Server]:
 
 @pytest.fixture(scope="module")
 def browser_context(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"needs Chromium at {CHROMIUM}")
-    with playwright_api.sync_playwright() as p:
-        context = p.chromium.launch_persistent_context(
-            user_data_dir=str(tmp_path_factory.mktemp("chromium-md")), executable_path=CHROMIUM,
-            args=CHROMIUM_ARGS, headless=True, viewport={"width": 1400, "height": 1000})
+    with chromium(tmp_path_factory.mktemp("chromium-md")) as context:
         yield context
-        context.close()
 
 
 @pytest.mark.slow
