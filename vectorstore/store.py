@@ -192,6 +192,21 @@ class PaperStore:
         meta.pop("hnsw:space", None)
         self._call("modify", metadata=meta)
 
+    def marker(self, key: str) -> str | None:
+        """A value recorded in the collection's metadata with ``set_marker`` (read fresh), or None."""
+        _ = self.generation  # re-reads the collection and its metadata
+        value = (self._collection.metadata or {}).get(key)
+        return None if value is None else str(value)
+
+    def set_marker(self, key: str, value: str) -> None:
+        """Record ``key: value`` in the collection's metadata (e.g. that the bundled corpus is being ingested)."""
+        _ = self.generation
+        meta = dict(self._collection.metadata or {})
+        meta[key] = value
+        meta.pop("hnsw:space", None)
+        self._call("modify", metadata=meta)
+        _ = self.generation
+
     @property
     def dirty(self) -> bool:
         """True when an ingest stopped between its first and last write (a re-run must bump again)."""
