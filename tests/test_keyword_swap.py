@@ -92,3 +92,30 @@ def test_cache_key_includes_the_analyzer(tmp_path: Path, monkeypatch: pytest.Mon
     monkeypatch.setattr(keyword, "_STEMMER", False)  # PyStemmer missing: other tokens, so another cache
     assert "none" in analyzer_key()
     assert KeywordIndex(store).root != with_stemmer  # type: ignore[arg-type]
+
+
+def _paper(pid: str) -> tuple[list[str], list[list[float]], list[str], list[dict[str, Any]]]:
+    meta = {"paper_id": pid, "paper_hash": "h1", "title": f"Paper {pid}", "kind": "paper", "chunk": 0, "n_chunks": 1}
+    return [f"{pid}::h1::0"], [[0.1, 0.2, 0.3, 0.4]], [f"abstract of {pid} about wombats"], [meta]
+
+
+def test_two_writers_on_one_server_leave_the_index_equal_to_the_vectors(tmp_path: Path, request: pytest.FixtureRequest):
+    """Two writers (two clients of one `chroma run` server) interleave; the second dies after writing, before its
+    final bump. The keyword index must still hold every committed paper, and the store must stay dirty."""
+    from conftest import make_settings
+    from vectorstore.store import PaperStore
+
+    settings = make_settings("server", tmp_path, request, "writers")
+    a, b = PaperStore(settings), PaperStore(settings)
+    a.bump_generation()
+    b.bump_generation()
+    a.add(*_paper("a1"))
+    a.bump_generation(commit=True)  # writer A is done
+    reader = KeywordIndex(PaperStore(settings))
+    assert set(reader.snapshot().ids) == {"a1"}
+    b.add(*_paper("b1"))  # writer B writes after A's commit, then is killed before its own final bump
+    committed = {p.id for p in PaperStore(settings).papers()}
+    assert committed == {"a1", "b1"}
+    assert set(reader.snapshot().ids) == committed  # the long-lived reader
+    assert set(KeywordIndex(PaperStore(settings)).snapshot().ids) == committed  # a new reader (disk cache)
+    assert PaperStore(settings).dirty  # the next ingest bumps again
