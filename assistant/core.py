@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
-from assistant.abstention import AbstentionPolicy, abstain_text
-from assistant.conversation import standalone_query
+from assistant.abstention import AbstentionPolicy, abstain_text, term_coverage
+from assistant.conversation import Candidates, candidates
 from assistant.engines import Engine, ExtractiveEngine, make_engine
 from assistant.evidence import Evidence, select_evidence
 from assistant.grounding import verify
@@ -35,8 +35,22 @@ MAX_QUESTION_CHARS = 2000
 MIN_HITS = 5  # an answer lists at least this many retrieved papers (eval's recall@5 reads them), even when k is smaller
 SEARCH_DEPTH = 10  # papers a search returns unless asked otherwise (and the LangChain retriever's depth, at least k)
 ATTRIBUTE_SUPPORT = 0.6  # a sentence an LLM left unmarked gets the marker of a source supporting it this well
+CONFIDENT_DENSE = 0.5  # a question that refers back is still searched as typed when it alone matches a paper this well
+OWN_TERMS_FOUND = 0.5  # a short unreferring question takes the history only if the paper it leads to has this share of its terms
 UNVERIFIED = "_The model's answer could not be verified against the abstracts; their most relevant sentences:_\n"
 UNGROUNDED = "\n\n_No verified citation: this answer is not grounded in the indexed abstracts._"
+
+
+@dataclass
+class _Search:
+    """One query's retrieval: what an answer is built from."""
+
+    query: str
+    vector: Any
+    hits: list[Hit]
+    papers: dict[str, StoredPaper]
+    idf: dict[str, float]
+    answerable: bool
 
 
 @dataclass
@@ -175,19 +189,15 @@ class Assistant:
     def _answer(self, turn: _Turn, history: Sequence[Mapping[str, Any]] | None) -> Iterator[tuple[str, Any]]:
         """The stages of one answer; each fills ``turn`` and may end it early (abstention, an error)."""
         timings = turn.timings
-        turn.query = query = standalone_query(turn.question, _history(history))
-        t0 = time.perf_counter()
-        vector = self.embedder.encode([query])[0]
-        timings["embed"] = time.perf_counter() - t0
         shape = question_shape(turn.question)
         depth = max(self.k, LIST_DEPTH) if shape == "list" else self.k  # a list weighs more papers than an answer quotes
-        hits, papers = self.retriever.retrieve(query, max(depth, MIN_HITS), timings, vector=vector)
-        timings["retrieve"] = time.perf_counter() - t0
+        found = self._search_candidates(candidates(turn.question, _history(history)), max(depth, MIN_HITS), timings)
+        turn.query, vector, hits, papers, idf = found.query, found.vector, found.hits, found.papers, found.idf
+        query = turn.query
         turn.hits = hits
         yield "hits", hits
-        idf = self.retriever.keyword.idf(query_terms(query))
         turn.engine = self._engine.name if self._engine is not None else self.settings.engine
-        if self.abstention.decide(hits, papers, idf):
+        if not found.answerable:
             turn.text, turn.abstained = abstain_text(hits), True
             yield "delta", turn.text
             return
@@ -229,6 +239,46 @@ class Assistant:
             turn.text, turn.abstained = abstain_text(hits), True
             return
         self._check(engine, text, turn, selected, shape)
+
+    def _search_candidates(self, found: Candidates, n: int, timings: dict[str, float]) -> _Search:
+        """Retrieve for the typed question and its rewrite (if any); keep the one the evidence supports.
+
+        The rewrite is kept only when the question needs the context:
+        - both lead with the same paper: the typed question (the context adds nothing);
+        - the question refers back ("it", "and the datasets?", "no, the other one"): the rewrite,
+          unless the typed question alone is answerable and matches another paper than the
+          conversation's with dense similarity >= ``CONFIDENT_DENSE`` (a new topic that happens to say "it");
+        - a short question that does not refer back: the typed one when answerable; otherwise the
+          rewrite only if its top paper contains ``OWN_TERMS_FOUND`` of the question's own terms
+          (so "What is quantum chromodynamics?" after "What is Nester?" abstains instead of answering on Nester).
+        """
+        queries = [found.typed] + ([found.rewrite] if found.rewrite else [])
+        t0 = time.perf_counter()
+        vectors = self.embedder.encode(queries)
+        timings["embed"] = time.perf_counter() - t0
+        searches = []
+        for query, vector in zip(queries, vectors):
+            hits, papers = self.retriever.retrieve(query, n, timings, vector=vector)
+            idf = self.retriever.keyword.idf(query_terms(query))
+            searches.append(_Search(query, vector, hits, papers, idf, not self.abstention.decide(hits, papers, idf)))
+        timings["retrieve"] = time.perf_counter() - t0
+        typed = searches[0]
+        if len(searches) == 1:
+            return typed
+        rewrite = searches[1]
+        top = typed.hits[0] if typed.hits else None
+        if top is None or not rewrite.hits:
+            return rewrite if rewrite.hits else typed
+        if typed.answerable and top.paper_id == rewrite.hits[0].paper_id:
+            return typed
+        if found.refers_back:
+            elsewhere = top.title != found.previous_paper and (top.dense or 0.0) >= CONFIDENT_DENSE
+            return typed if typed.answerable and elsewhere else rewrite
+        if typed.answerable:
+            return typed
+        lead = rewrite.papers.get(rewrite.hits[0].paper_id)
+        own = term_coverage(typed.idf, [lead]) if lead is not None else 0.0
+        return rewrite if rewrite.answerable and own >= OWN_TERMS_FOUND else typed
 
     def _check(self, engine: Engine, text: str, turn: _Turn, selected: list[Evidence], shape: Shape) -> None:
         """Keep only verified citations; free text that keeps none gives way to the selected sentences."""

@@ -129,7 +129,8 @@ class HybridRetriever(BaseRetriever):
         t1 = time.perf_counter()
         nearest = self.store.nearest_ids(vector.tolist(), n=pool * 3)
         t2 = time.perf_counter()
-        keyword = dict(self.keyword.search(query, pool))
+        indexed_now = self.keyword.snapshot()  # one generation for the search and the versions it names
+        keyword = dict(indexed_now.search(query, pool))
         t3 = time.perf_counter()
         timings.update(dense=t2 - t1, keyword=t3 - t2)
 
@@ -142,7 +143,7 @@ class HybridRetriever(BaseRetriever):
                 paper_sim[key] = max(sim, paper_sim.get(key, -1.0))
             elif sim > best_sentence.get(key, (-1.0, ""))[0]:
                 best_sentence[key] = (sim, cid)
-        indexed = [(pid, indexed_version) for pid in keyword if (indexed_version := self.keyword.content_hash(pid))]
+        indexed = [(pid, indexed_version) for pid in keyword if (indexed_version := indexed_now.content_hash(pid))]
         keys = list(dict.fromkeys([*paper_sim, *best_sentence, *indexed]))
         unseen = {chunk_id(pid, version, 0): (pid, version) for pid, version in keys if (pid, version) not in paper_sim}
         # exact paper-chunk similarity for candidates the dense pool missed; absent = not committed

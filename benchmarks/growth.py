@@ -41,6 +41,7 @@ from assistant.retrieval import HybridRetriever
 from benchmarks.common import DISTRACTORS
 from vectorstore import Embedder, KeywordIndex, PaperStore
 from vectorstore.store import chunk_id
+from vectorstore.keyword import KeywordSnapshot
 
 SENTENCES_PER_PAPER = 9  # + 1 paper chunk = 10 chunks per paper, like real abstracts
 STEPS = (1_000, 10_000, 100_000, 250_000, 500_000, 1_000_000)
@@ -166,10 +167,10 @@ def measure(settings: Settings, steps: list[int], query: np.ndarray, mode: str) 
             papers += n
         step_wall = time.perf_counter() - started
         store.bump_generation(commit=True)
-        keyword._generation = None  # measure a cold build (read paper chunks from Chroma, tokenize, index)
+        keyword._state = KeywordSnapshot()  # measure a cold build (read paper chunks from Chroma, tokenize, index)
         with RssSampler() as mem:
-            t = time.perf_counter(); keyword._load_or_build(store.generation); build_s = time.perf_counter() - t
-        matrix_mb = sum(a.nbytes for a in keyword._retriever.scores.values() if hasattr(a, "nbytes")) / 2**20
+            t = time.perf_counter(); built = keyword._load_or_build(store.generation); build_s = time.perf_counter() - t
+        matrix_mb = sum(a.nbytes for a in built.retriever.scores.values() if hasattr(a, "nbytes")) / 2**20
         retriever.search("sparse gradient robust optimization", 10, vector=query)  # warm
         times = []
         for i in range(40):

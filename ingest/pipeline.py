@@ -184,9 +184,24 @@ def _write_batch(store: PaperStore, embedder: Embedder, batch: list[Paper]) -> i
     return len(records)
 
 
+BUNDLED = "bundled_corpus"  # collection metadata: "pending" from the first write of the auto-ingest until it completes
+
+
 def ensure_corpus(store: PaperStore, settings: Settings, announce: Callable[[str], object] = print) -> IngestReport | None:
-    """Ingest the bundled ICML 2025 corpus into an empty store (with a message)."""
-    if store.count() > 0:
+    """Ingest the bundled ICML 2025 corpus into an empty store, or complete it after a killed first start.
+
+    The store is marked ``pending`` before the first write and ``done`` after the last, so a store
+    left non-empty by a killed auto-ingest is completed (incrementally: committed papers are kept),
+    while a store the user filled with their own papers is never touched.
+    """
+    state = store.marker(BUNDLED)
+    if state == "pending":
+        announce(f"the first ingest of the bundled corpus was interrupted: completing it ({DEFAULT_CORPUS.name}) ...")
+    elif store.count() > 0:
         return None
-    announce(f"store is empty: ingesting the bundled ICML 2025 corpus ({DEFAULT_CORPUS.name}) ...")
-    return ingest([DEFAULT_CORPUS], settings, store=store, progress=False)
+    else:
+        announce(f"store is empty: ingesting the bundled ICML 2025 corpus ({DEFAULT_CORPUS.name}) ...")
+        store.set_marker(BUNDLED, "pending")
+    report = ingest([DEFAULT_CORPUS], settings, store=store, progress=False)
+    store.set_marker(BUNDLED, "done")
+    return report

@@ -302,7 +302,7 @@ def check_consistent(store: PaperStore, expected_papers: set[str] | None = None,
 
     index = KeywordIndex(store)
     index.refresh()
-    assert sorted(index._ids) == sorted(committed), "the BM25 index does not hold exactly the stored papers"
+    assert sorted(index.snapshot().ids) == sorted(committed), "the BM25 index does not hold exactly the stored papers"
     if search_all:
         papers = snap.papers()
         for pid, (abstract, meta) in papers.items():

@@ -229,8 +229,7 @@ def test_killed_ingest_resumes_to_the_same_store(settings: Settings, corpus: Cor
             assert committed == corpus.ids
             allowed = {(pid, h) for s in (ref_v1, ref_v2) for pid, h in s.paper_chunks()}
             assert set(snap.paper_chunks()) <= allowed
-        index.refresh()
-        assert set(index._ids) == committed
+        assert set(index.snapshot().ids) == committed
 
     def assert_same_as(ref: Any) -> Any:  # conftest.Snapshot
         """Same chunk ids, documents, metadata and (nearly) embeddings as the uninterrupted run; consistent."""

@@ -214,8 +214,7 @@ def test_keyword_index_follows_add_update_prune(settings: Settings, seed_jsonl: 
     path = write_jsonl(tmp_path / "five.jsonl", rows)
 
     def ids_in_index() -> set[str]:
-        index.refresh()
-        return set(index._ids)
+        return set(index.snapshot().ids)
 
     ingest([path], settings, progress=False)  # add
     assert ids_in_index() == {r["id"] for r in rows}

@@ -41,7 +41,6 @@ def test_rerun_after_crash_before_final_bump_refreshes_bm25(tmp_path: Path, seed
     assert report.added == report.updated == report.removed == 0
     stored = {p.id for p in PaperStore(settings).papers()}
     for index in (reader, KeywordIndex(PaperStore(settings))):
-        index.refresh()
-        assert set(index._ids) == stored
+        assert set(index.snapshot().ids) == stored
         assert rows[2]["id"] in [pid for pid, _ in index.search("quokka camera traps", 3)]
         assert rows[2]["id"] not in [pid for pid, _ in index.search("Nester ManyTypes4Py HiTyper", 5)]

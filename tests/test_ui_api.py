@@ -212,7 +212,7 @@ def test_cited_answer_has_the_python_api_shape(url: str) -> None:
 def test_follow_up_uses_the_session_history(url: str) -> None:
     client = _client(url)  # a new session: its own conversation
     client.predict("Is there a paper on neuro-symbolic type inference?", api_name="/chat")
-    answer = client.predict("What results does it report on ManyTypes4Py?", api_name="/chat")
+    answer = client.predict("What results does it report?", api_name="/chat")
     assert answer["query"] != answer["question"]
     assert NESTER in [c["paper_id"] for c in answer["citations"]]
 

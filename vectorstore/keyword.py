@@ -13,8 +13,9 @@ import os
 import shutil
 import tempfile
 import threading
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 import numpy as np
 
@@ -51,21 +52,73 @@ def query_terms(text: str) -> list[str]:
     return [t for t in dict.fromkeys(tokenize([text])[0]) if t and t not in stop]
 
 
+@dataclass(frozen=True)
+class KeywordSnapshot:
+    """One generation of the index: everything a search reads, built together and replaced as one object."""
+
+    generation: str | None = None
+    retriever: Any = None
+    ids: tuple[str, ...] = ()
+    hashes: Mapping[str, str] = field(default_factory=dict)
+    df: np.ndarray = field(default_factory=lambda: np.zeros(0))
+
+    def content_hash(self, paper_id: str) -> str | None:
+        return self.hashes.get(paper_id)
+
+    def idf(self, terms: list[str]) -> dict[str, float]:
+        n = len(self.ids)
+        vocab: dict[str, int] = self.retriever.vocab_dict if self.retriever is not None and n else {}
+        out = {}
+        for term in terms:
+            index = vocab.get(term)
+            df = float(self.df[index]) if index is not None and index < len(self.df) else 0.0
+            out[term] = float(np.log(1 + (n - df + 0.5) / (df + 0.5)))
+        return out
+
+    def search(self, query: str, n: int) -> list[tuple[str, float]]:
+        if not self.ids or self.retriever is None:
+            return []
+        tokens = tokenize([query])
+        if not tokens or not tokens[0]:
+            return []
+        # bm25s only scores tokens in its vocabulary; unknown ones simply contribute nothing
+        vocab = self.retriever.vocab_dict
+        known = [t for t in tokens[0] if t in vocab]
+        if not known:
+            return []
+        scores = self.retriever.get_scores(known)
+        n = min(n, len(self.ids))
+        top = np.argpartition(-scores, n - 1)[:n]
+        top = top[np.argsort(-scores[top])]
+        return [(self.ids[i], float(scores[i])) for i in top if scores[i] > 0]
+
+
+def analyzer_key() -> str:
+    """What decides the tokens (stemmer, stopwords, bm25s version): part of the cache key, so a changed
+    analyser (PyStemmer missing, another stopword list) never reuses an index built with another."""
+    import bm25s
+    from bm25s.stopwords import STOPWORDS_EN
+
+    stemmer = "porter-english" if _stemmer() else "none"
+    stop = hashlib.sha256("\n".join(sorted(STOPWORDS_EN)).encode()).hexdigest()[:12]
+    return f"{stemmer}|{stop}|{getattr(bm25s, '__version__', '?')}|k1=1.2|b=0.75"
+
+
 class KeywordIndex:
-    """BM25 over paper texts, keyed by paper id; rebuilt lazily when the store's generation changes."""
+    """BM25 over paper texts, keyed by paper id; rebuilt lazily when the store's generation changes.
+
+    The state of one generation is a ``KeywordSnapshot`` swapped as one reference under a lock;
+    every search takes the reference once, so a search never mixes two generations.
+    """
 
     def __init__(self, store: PaperStore) -> None:
         self.store = store
-        key = hashlib.sha256(f"{store.location}|{store.settings.collection}".encode()).hexdigest()[:16]
+        key = hashlib.sha256(f"{store.location}|{store.settings.collection}|{analyzer_key()}".encode()).hexdigest()[:16]
         self.root = store.settings.cache_dir / "bm25" / key
         self._lock = threading.Lock()
-        self._generation: str | None = None
-        self._retriever: Any = None
-        self._ids: list[str] = []
-        self._hashes: dict[str, str] = {}
-        self._df: np.ndarray = np.zeros(0)
+        self._state = KeywordSnapshot()
 
-    def _load_or_build(self, generation: str) -> None:
+    def _load_or_build(self, generation: str) -> KeywordSnapshot:
         import bm25s
 
         folder = self.root / generation
@@ -75,10 +128,12 @@ class KeywordIndex:
             hashes = json.loads((folder / "paper_hashes.json").read_text())
         except Exception:
             retriever, ids, hashes = self._build()
-            self._save(folder, retriever, ids, hashes)
-        self._retriever, self._ids, self._generation = retriever, ids, generation
-        self._hashes = dict(zip(ids, hashes))
-        self._df = np.diff(retriever.scores["indptr"]) if ids else np.zeros(0)
+            # a write during the build (another process) changed the generation: use this index for
+            # now, but never cache it under a generation whose contents it may not match
+            if self.store.generation == generation:
+                self._save(folder, retriever, ids, hashes)
+        df = np.diff(retriever.scores["indptr"]) if ids else np.zeros(0)
+        return KeywordSnapshot(generation, retriever, tuple(ids), dict(zip(ids, hashes)), df)
 
     def _build(self) -> tuple[Any, list[str], list[str]]:
         import bm25s
@@ -94,10 +149,6 @@ class KeywordIndex:
         if texts:
             retriever.index(tokenize(texts), show_progress=False)
         return retriever, ids, hashes
-
-    def content_hash(self, paper_id: str) -> str | None:
-        """The indexed version (content hash) of a paper, if it is in the index."""
-        return self._hashes.get(paper_id)
 
     def _save(self, folder: Path, retriever: Any, ids: list[str], hashes: list[str]) -> None:
         if not ids:
@@ -115,40 +166,28 @@ class KeywordIndex:
         except OSError:
             pass  # a read-only cache only costs a rebuild next time
 
-    def refresh(self) -> None:
+    def snapshot(self) -> KeywordSnapshot:
+        """The index for the store's current generation (loaded or built when it changed)."""
         generation = self.store.generation
-        if generation != self._generation:
+        state = self._state
+        if state.generation != generation:
             with self._lock:
-                if generation != self._generation:
-                    self._load_or_build(generation)
+                state = self._state
+                if state.generation != generation:
+                    state = self._state = self._load_or_build(generation)
+        return state
+
+    def refresh(self) -> None:
+        self.snapshot()
+
+    def content_hash(self, paper_id: str) -> str | None:
+        """The indexed version (content hash) of a paper, if it is in the index."""
+        return self._state.content_hash(paper_id)
 
     def idf(self, terms: list[str]) -> dict[str, float]:
         """BM25 idf of each term; a term absent from the corpus gets the highest idf."""
-        self.refresh()
-        n = len(self._ids)
-        vocab: dict[str, int] = self._retriever.vocab_dict if self._retriever is not None and n else {}
-        out = {}
-        for term in terms:
-            index = vocab.get(term)
-            df = float(self._df[index]) if index is not None and index < len(self._df) else 0.0
-            out[term] = float(np.log(1 + (n - df + 0.5) / (df + 0.5)))
-        return out
+        return self.snapshot().idf(terms)
 
     def search(self, query: str, n: int) -> list[tuple[str, float]]:
         """Top papers for ``query``: (paper id, BM25 score), best first, scores > 0."""
-        self.refresh()
-        if not self._ids or self._retriever is None:
-            return []
-        tokens = tokenize([query])
-        if not tokens or not tokens[0]:
-            return []
-        # bm25s only scores tokens in its vocabulary; unknown ones simply contribute nothing
-        vocab = self._retriever.vocab_dict
-        known = [t for t in tokens[0] if t in vocab]
-        if not known:
-            return []
-        scores = self._retriever.get_scores(known)
-        n = min(n, len(self._ids))
-        top = np.argpartition(-scores, n - 1)[:n]
-        top = top[np.argsort(-scores[top])]
-        return [(self._ids[i], float(scores[i])) for i in top if scores[i] > 0]
+        return self.snapshot().search(query, n)

@@ -105,6 +105,7 @@ class PaperStore:
         self._expected = {"embedding_model": settings.embedding_model, "chunking": CHUNKING,
                           "embedding_precision": settings.embedding_precision}
         self._collection = self._open()
+        self._last_generation: str | None = None  # the generation this object set last (see bump_generation)
 
     # -- collection lifecycle -------------------------------------------------------------
     def _open(self) -> Any:
@@ -184,13 +185,35 @@ class PaperStore:
         return str((collection.metadata or {}).get("generation", ""))
 
     def bump_generation(self, commit: bool = False) -> None:
-        """Change the generation token; ``commit=True`` also marks the store as consistent again."""
+        """Change the generation token; ``commit=True`` also marks the store as consistent again.
+
+        Compare-and-set against other writers (several processes on one ``chroma run`` server): the
+        store is marked consistent only if the generation is still the one this writer set last, so
+        when another writer wrote in between, the store stays dirty and the next ingest bumps again.
+        """
+        current = self.generation  # re-reads the metadata another writer may have changed
         meta = dict(self._collection.metadata or {})
         meta["generation"] = uuid.uuid4().hex
-        if commit:
+        if commit and (self._last_generation is None or current == self._last_generation):
             meta["committed"] = meta["generation"]
         meta.pop("hnsw:space", None)
         self._call("modify", metadata=meta)
+        self._last_generation = meta["generation"]
+
+    def marker(self, key: str) -> str | None:
+        """A value recorded in the collection's metadata with ``set_marker`` (read fresh), or None."""
+        _ = self.generation  # re-reads the collection and its metadata
+        value = (self._collection.metadata or {}).get(key)
+        return None if value is None else str(value)
+
+    def set_marker(self, key: str, value: str) -> None:
+        """Record ``key: value`` in the collection's metadata (e.g. that the bundled corpus is being ingested)."""
+        _ = self.generation
+        meta = dict(self._collection.metadata or {})
+        meta[key] = value
+        meta.pop("hnsw:space", None)
+        self._call("modify", metadata=meta)
+        _ = self.generation
 
     @property
     def dirty(self) -> bool:
@@ -259,9 +282,13 @@ class PaperStore:
 
     # -- writes -----------------------------------------------------------------------------
     def add(self, ids: list[str], embeddings: Any, documents: list[str], metadatas: list[dict[str, Any]]) -> None:
+        """Write chunks, then change the generation: the last change always follows the last write, whoever wrote."""
         if ids:
             self._call("upsert", ids=ids, embeddings=embeddings, documents=documents, metadatas=metadatas)
+            self.bump_generation()
 
     def delete(self, ids: list[str]) -> None:
         for start in range(0, len(ids), PAGE):
             self._call("delete", ids=ids[start : start + PAGE])
+        if ids:
+            self.bump_generation()
