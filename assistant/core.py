@@ -19,13 +19,14 @@ from assistant.abstention import AbstentionPolicy, abstain_text
 from assistant.conversation import standalone_query
 from assistant.engines import Engine, ExtractiveEngine, make_engine
 from assistant.evidence import Evidence, select_evidence
+from assistant.filters import CatalogCache, Filters, listing, topicless
 from assistant.grounding import verify
 from assistant.selection import LIST_DEPTH, Shape, near_miss_text, question_shape, render, select, unanswered
 from assistant.retrieval import FusionConfig, HybridRetriever
 from assistant.types import Answer, Citation, Hit, Removed
 from ingest.pipeline import IngestReport, ensure_corpus, ingest
 from vectorstore.embeddings import Embedder
-from vectorstore.errors import PaperchatError
+from vectorstore.errors import InputError, PaperchatError
 from vectorstore.keyword import KeywordIndex, query_terms
 from vectorstore.settings import Settings
 from vectorstore.store import PaperStore, StoredPaper
@@ -33,6 +34,7 @@ from vectorstore.text import printable
 
 MAX_QUESTION_CHARS = 2000
 MIN_HITS = 5  # an answer lists at least this many retrieved papers (eval's recall@5 reads them), even when k is smaller
+LIST_LIMIT = 50  # papers a question naming only filters lists
 SEARCH_DEPTH = 10  # papers a search returns unless asked otherwise (and the LangChain retriever's depth, at least k)
 ATTRIBUTE_SUPPORT = 0.6  # a sentence an LLM left unmarked gets the marker of a source supporting it this well
 UNVERIFIED = "_The model's answer could not be verified against the abstracts; their most relevant sentences:_\n"
@@ -55,6 +57,7 @@ class _Turn:
     engine: str = ""
     error: str | None = None
     timings: dict[str, float] = field(default_factory=dict)
+    filters: Filters = field(default_factory=Filters)
 
     def fail(self, message: str) -> None:
         self.text, self.error = f"Error: {message}", message
@@ -63,7 +66,7 @@ class _Turn:
         return Answer(question=self.question, text=self.text, citations=self.citations, abstained=self.abstained,
                       grounded=bool(self.citations), query=self.query, hits=self.hits, engine=self.engine,
                       near_miss=self.near_miss, fallback=self.fallback, removed=self.removed,
-                      timings=self.timings, error=self.error)
+                      timings=self.timings, error=self.error, filters=self.filters.active())
 
 
 class Assistant:
@@ -86,6 +89,7 @@ class Assistant:
         self.retriever = HybridRetriever(store=self.store, keyword=KeywordIndex(self.store), embedder=self.embedder,
                                          k=max(SEARCH_DEPTH, self.settings.k), fusion=fusion or FusionConfig())
         self.abstention = abstention or AbstentionPolicy()
+        self._catalog = CatalogCache(self.store)
         self._engine: Engine | None = engine if engine is not None and not isinstance(engine, str) else None
         self._engine_lock = threading.Lock()
 
@@ -116,9 +120,17 @@ class Assistant:
         return self.settings.k
 
     # -- the store ---------------------------------------------------------------------------------
-    def search(self, query: str, k: int = SEARCH_DEPTH) -> list[Hit]:
-        """Paper-level hybrid search: one ``Hit`` per paper, best first."""
-        return self.retriever.search(clean_question(query), k)
+    def search(self, query: str, k: int = SEARCH_DEPTH, filters: Filters | Mapping[str, Any] | None = None) -> list[Hit]:
+        """Paper-level hybrid search: one ``Hit`` per paper, best first.
+
+        ``filters`` (``venue``, ``year``, ``author``) restrict the papers before ranking; an unknown
+        value raises ``InputError`` naming the values the store has.
+        """
+        return self.retriever.search(clean_question(query), k, allowed=self.check_filters(filters))
+
+    def check_filters(self, filters: Filters | Mapping[str, Any] | None) -> set[str] | None:
+        """The ids of the papers passing ``filters`` (None: unfiltered); ``InputError`` for unknown values."""
+        return self._catalog.get().resolve(_filters(filters))
 
     def paper(self, paper_id: str) -> StoredPaper | None:
         """The stored paper with its full abstract, or None."""
@@ -139,26 +151,33 @@ class Assistant:
                       reset=reset, progress=progress)
 
     # -- answering ----------------------------------------------------------------------------------
-    def ask(self, question: str, history: Sequence[Mapping[str, str]] | None = None) -> Answer:
-        """Answer ``question`` (with earlier ``history`` messages, oldest first)."""
+    def ask(self, question: str, history: Sequence[Mapping[str, str]] | None = None,
+            filters: Filters | Mapping[str, Any] | None = None) -> Answer:
+        """Answer ``question`` (with earlier ``history`` messages, oldest first).
+
+        ``filters`` (``venue``, ``year``, ``author``) and filters stated in the question ("ICML 2024 papers
+        on ...") restrict the papers searched; ``Answer.filters`` lists the ones applied.
+        """
         answer: Answer | None = None
-        for item in self.stream(question, history):
+        for item in self.stream(question, history, filters):
             if isinstance(item, Answer):
                 answer = item
         assert answer is not None
         return answer
 
-    def stream(self, question: str, history: Sequence[Mapping[str, str]] | None = None) -> Iterator[str | Answer]:
+    def stream(self, question: str, history: Sequence[Mapping[str, str]] | None = None,
+               filters: Filters | Mapping[str, Any] | None = None) -> Iterator[str | Answer]:
         """Yield the answer text as it is produced (``str`` deltas), then the final verified ``Answer``.
 
         While streaming, markers ``[n]`` refer to the n-th retrieved paper; the final ``Answer``
         carries the verified text, renumbered to match ``Answer.citations``.
         """
-        for kind, payload in self.stream_events(question, history):
+        for kind, payload in self.stream_events(question, history, filters):
             if kind in ("delta", "answer"):
                 yield payload
 
-    def stream_events(self, question: str, history: Sequence[Mapping[str, str]] | None = None) -> Iterator[tuple[str, Any]]:
+    def stream_events(self, question: str, history: Sequence[Mapping[str, str]] | None = None,
+                      filters: Filters | Mapping[str, Any] | None = None) -> Iterator[tuple[str, Any]]:
         """Like ``stream`` with one more event: ``("hits", list[Hit])`` as soon as retrieval is done.
 
         Events: ``("hits", hits)``, then ``("delta", text)`` pieces, then ``("answer", Answer)``.
@@ -166,22 +185,37 @@ class Assistant:
         started = time.perf_counter()
         turn = _Turn(question=clean_question(question))
         if turn.question:
-            yield from self._answer(turn, history)
+            yield from self._answer(turn, history, _filters(filters))
         else:
             turn.text, turn.error = "Please type a question about the papers.", "empty question"
         turn.timings["total"] = time.perf_counter() - started
         yield "answer", turn.answer()
 
-    def _answer(self, turn: _Turn, history: Sequence[Mapping[str, Any]] | None) -> Iterator[tuple[str, Any]]:
+    def _answer(self, turn: _Turn, history: Sequence[Mapping[str, Any]] | None, filters: Filters) -> Iterator[tuple[str, Any]]:
         """The stages of one answer; each fills ``turn`` and may end it early (abstention, an error)."""
         timings = turn.timings
-        turn.query = query = standalone_query(turn.question, _history(history))
+        try:
+            catalog = self._catalog.get()
+            stated, rest = catalog.from_question(turn.question)
+            turn.filters = Filters(**{**stated.active(), **filters.active()})  # explicit filters win
+            allowed = catalog.resolve(turn.filters)
+        except PaperchatError as exc:
+            turn.fail(str(exc))
+            return
+        if stated and topicless(rest) and allowed is not None:  # "what has Yao Wan published here?": list them
+            turn.query = rest
+            turn.hits = self.retriever.search(rest or turn.question, min(len(allowed), LIST_LIMIT), allowed=allowed)
+            yield "hits", turn.hits
+            turn.text = listing(turn.filters, [(h.title, h.venue, h.url) for h in turn.hits])
+            yield "delta", turn.text
+            return
+        turn.query = query = standalone_query(rest if stated and rest else turn.question, _history(history))
         t0 = time.perf_counter()
         vector = self.embedder.encode([query])[0]
         timings["embed"] = time.perf_counter() - t0
         shape = question_shape(turn.question)
         depth = max(self.k, LIST_DEPTH) if shape == "list" else self.k  # a list weighs more papers than an answer quotes
-        hits, papers = self.retriever.retrieve(query, max(depth, MIN_HITS), timings, vector=vector)
+        hits, papers = self.retriever.retrieve(query, max(depth, MIN_HITS), timings, vector=vector, allowed=allowed)
         timings["retrieve"] = time.perf_counter() - t0
         turn.hits = hits
         yield "hits", hits
@@ -256,6 +290,18 @@ def complete_sentences(text: str) -> str:
 def clean_question(text: str) -> str:
     """A question as searched: printable, whitespace collapsed, at most ``MAX_QUESTION_CHARS``."""
     return " ".join(printable(str(text or "")).split())[:MAX_QUESTION_CHARS]
+
+
+def _filters(filters: Filters | Mapping[str, Any] | None) -> Filters:
+    if filters is None:
+        return Filters()
+    if isinstance(filters, Filters):
+        return filters
+    try:
+        return Filters(**{k: v for k, v in filters.items() if v not in (None, "")})
+    except ValueError as exc:
+        raise InputError(f"bad filter: {exc.errors()[0]['msg'] if hasattr(exc, 'errors') else exc}",
+                         "filters are venue, year (a number) and author") from None
 
 
 def _history(history: Sequence[Mapping[str, Any]] | None) -> list[dict[str, str]]:

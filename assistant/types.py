@@ -78,6 +78,7 @@ class Answer(BaseModel):
     engine: str = ""
     timings: dict[str, float] = Field(default_factory=dict, description="seconds per stage")
     error: str | None = None
+    filters: dict[str, str | int] = Field(default_factory=dict, description="applied filters: venue, year, author (given or stated in the question)")
 
     def to_dict(self) -> dict[str, Any]:
         return self.model_dump()
