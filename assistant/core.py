@@ -22,6 +22,7 @@ from assistant.evidence import Evidence, select_evidence
 from assistant.filters import CatalogCache, Filters, listing, topicless
 from assistant.grounding import verify
 from assistant.selection import LIST_DEPTH, Shape, near_miss_text, question_shape, render, select, unanswered
+from assistant.related import related as find_related
 from assistant.retrieval import FusionConfig, HybridRetriever
 from assistant.types import Answer, Citation, Hit, Removed
 from ingest.pipeline import IngestReport, ensure_corpus, ingest
@@ -127,6 +128,11 @@ class Assistant:
         value raises ``InputError`` naming the values the store has.
         """
         return self.retriever.search(clean_question(query), k, allowed=self.check_filters(filters))
+
+    def related(self, paper_id: str, k: int = 5, filters: Filters | Mapping[str, Any] | None = None) -> list[Hit]:
+        """The ``k`` papers most similar to ``paper_id`` (by its title + abstract embedding), itself and its other
+        versions excluded; an unknown id raises ``InputError``. ``Hit.score`` is the cosine similarity."""
+        return find_related(self.store, paper_id, k, self.check_filters(filters))
 
     def check_filters(self, filters: Filters | Mapping[str, Any] | None) -> set[str] | None:
         """The ids of the papers passing ``filters`` (None: unfiltered); ``InputError`` for unknown values."""

@@ -121,3 +121,36 @@ def test_cli_search_and_ask_with_filters(mixed: Settings, run_cli: Callable[...,
         assert message in result.stderr and "Traceback" not in result.stderr
     result = run_cli("search", "x", "--venue", "NeurIPS", *store)
     assert result.returncode == 2 and "venues here" in result.stderr
+
+
+# -- related papers -----------------------------------------------------------------------------------------
+def test_related_papers_are_nearest_by_embedding_excluding_the_paper(assistant: Assistant) -> None:
+    hits = assistant.related("aistats2025-KO7fATqh2W", 3)
+    assert len(hits) == 3 and "aistats2025-KO7fATqh2W" not in {h.paper_id for h in hits}
+    assert hits[0].score >= hits[1].score >= hits[2].score
+    assert all("causal" in h.title.lower() for h in hits)  # its causal-graph neighbours from AISTATS and UAI
+    assert {h.venue for h in assistant.related("icml2025-44081", 4, filters={"year": 2024})} == {"ICML 2024"}
+    with pytest.raises(InputError, match="no paper with id 'nope'"):
+        assistant.related("nope", 3)
+
+
+def test_related_skips_other_versions_of_the_paper(tmp_path: Path, seed_jsonl: Path, request: pytest.FixtureRequest) -> None:
+    records = [json.loads(line) for line in seed_jsonl.read_text(encoding="utf-8").splitlines()[:4]]
+    copy = {**records[0], "id": "copy-of-" + records[0]["id"], "url": "https://example.org/preprint"}
+    path = tmp_path / "dup.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in [*records, copy]) + "\n", encoding="utf-8")
+    settings = make_settings("embedded", tmp_path, request, "dup")
+    small = Assistant(settings, engine="extractive", auto_ingest=False)
+    small.add_papers([path])
+    ids = [h.paper_id for h in small.related(records[0]["id"], 10)]
+    assert sorted(ids) == sorted(r["id"] for r in records[1:])
+
+
+def test_cli_related(mixed: Settings, run_cli: Callable[..., CliResult]) -> None:
+    store = cli_store_args(mixed)
+    result = run_cli("related", "aistats2025-KO7fATqh2W", "--k", "2", *store)
+    assert result.returncode == 0 and result.stdout.startswith("Papers related to Separation-Based Distance Measures")
+    assert " 1. " in result.stdout and " 3. " not in result.stdout
+    result = run_cli("related", "no-such-id", *store)
+    assert result.returncode == 2 and result.stderr_lines == [
+        "paperchat: error: no paper with id 'no-such-id'; find ids with `paperchat search QUERY`"]

@@ -51,9 +51,22 @@ def cmd_search(args: argparse.Namespace, assistant: Assistant) -> int:
     return 0
 
 
+def cmd_related(args: argparse.Namespace, assistant: Assistant) -> int:
+    filters = filters_of(args)
+    hits = assistant.related(args.paper_id, args.k or 5, filters=filters)
+    if args.json:
+        print(json.dumps({"paper_id": args.paper_id, "filters": filters, "hits": [h.model_dump() for h in hits]},
+                         ensure_ascii=False, indent=2))
+        return 0
+    paper = assistant.paper(args.paper_id)
+    print(f"Papers related to {printable(paper.title) if paper else args.paper_id}:")
+    print(render_hits(hits))
+    return 0
+
+
 def add_commands(sub: Any, store_flags: Callable[[argparse.ArgumentParser], None],
                  make: Callable[[argparse.Namespace], Assistant]) -> None:
-    """Register ``search`` (and later ``related``) on the ``paperchat`` parser."""
+    """Register ``search`` and ``related`` on the ``paperchat`` parser."""
     p = sub.add_parser("search", help="the best papers for a query (no answer), optionally filtered")
     p.add_argument("query")
     p.add_argument("--k", type=int, metavar="N", help="papers to list (default 10)")
@@ -61,3 +74,11 @@ def add_commands(sub: Any, store_flags: Callable[[argparse.ArgumentParser], None
     filter_flags(p)
     store_flags(p)
     p.set_defaults(func=lambda args: cmd_search(args, make(args)))
+
+    p = sub.add_parser("related", help="the papers most similar to one paper (by id)")
+    p.add_argument("paper_id", metavar="ID")
+    p.add_argument("--k", type=int, metavar="N", help="papers to list (default 5)")
+    p.add_argument("--json", action="store_true", help="print the hits as JSON")
+    filter_flags(p)
+    store_flags(p)
+    p.set_defaults(func=lambda args: cmd_related(args, make(args)))
