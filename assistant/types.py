@@ -82,3 +82,15 @@ class Answer(BaseModel):
 
     def to_dict(self) -> dict[str, Any]:
         return self.model_dump()
+
+    def to_bibtex(self) -> str:
+        """The cited papers as BibTeX ``@inproceedings`` entries (unique keys, venue and year, special characters escaped)."""
+        from assistant.export import to_bibtex
+
+        return to_bibtex(self.citations)
+
+    def to_csv(self) -> str:
+        """The cited papers as CSV: key, paper_id, title, authors, venue, year, url."""
+        from assistant.export import to_csv
+
+        return to_csv(self.citations)

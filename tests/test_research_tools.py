@@ -154,3 +154,36 @@ def test_cli_related(mixed: Settings, run_cli: Callable[..., CliResult]) -> None
     result = run_cli("related", "no-such-id", *store)
     assert result.returncode == 2 and result.stderr_lines == [
         "paperchat: error: no paper with id 'no-such-id'; find ids with `paperchat search QUERY`"]
+
+
+# -- export -------------------------------------------------------------------------------------------------
+def test_bibtex_export_parses_with_a_real_parser_and_escapes(assistant: Assistant) -> None:
+    import bibtexparser
+
+    from assistant import PaperRef
+    from assistant.export import to_bibtex, to_csv
+
+    answer = assistant.ask("AISTATS papers about causal graphs")
+    library = bibtexparser.parse_string(answer.to_bibtex())
+    assert not library.failed_blocks and len(library.entries) == len(answer.citations) >= 2
+    for entry, citation in zip(library.entries, answer.citations):
+        assert entry["booktitle"] == "AISTATS" and entry["year"] == "2025" and entry["url"] == citation.url
+    tricky = [PaperRef(paper_id="a_1", title=r"$\bf{\Phi}$ flows: 100% & #1 {fast} ~ever", authors=["Clément Yvernes"], venue="UAI 2025"),
+              PaperRef(paper_id="a_2", title="Flows", authors=["C. Yvernes"], venue="UAI 2025"),
+              PaperRef(paper_id="a_3", title="Flows", authors=["Clement Yvernes"], venue="UAI 2025")]
+    library = bibtexparser.parse_string(to_bibtex(tricky))
+    assert not library.failed_blocks and len(library.entries) == 3
+    assert len({e.key for e in library.entries}) == 3 and all(e.key.isascii() for e in library.entries)
+    assert library.entries[0]["title"] == r"{\$\textbackslash{}bf\{\textbackslash{}Phi\}\$ flows: 100\% \& \#1 \{fast\} \textasciitilde{} ever}"
+    assert library.entries[0]["author"] == "Clément Yvernes"
+    rows = to_csv(tricky).splitlines()
+    assert rows[0] == "key,paper_id,title,authors,venue,year,url" and len(rows) == 4 and ",UAI,2025," in rows[1]
+
+
+def test_cli_ask_bibtex(mixed: Settings, run_cli: Callable[..., CliResult]) -> None:
+    import bibtexparser
+
+    result = run_cli("ask", "What is Nester?", "--bibtex", "--engine", "extractive", *cli_store_args(mixed))
+    assert result.returncode == 0, result.stderr
+    library = bibtexparser.parse_string(result.stdout)
+    assert [e.key for e in library.entries] == ["wang2025dataflow"] and library.entries[0]["year"] == "2025"

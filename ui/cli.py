@@ -90,6 +90,12 @@ def cmd_ask(args: argparse.Namespace) -> int:
     assistant = _assistant(args)
     filters = research.filters_of(args)
     assistant.check_filters(filters)  # an unknown venue or author: one line, exit 2
+    if args.bibtex or args.csv:  # only the cited papers, ready to redirect into a file
+        answer = assistant.ask(args.question, filters=filters)
+        print(answer.to_bibtex() if args.bibtex else answer.to_csv(), end="")
+        if not answer.citations:
+            print(f"paperchat: no cited papers to export ({printable(answer.error or 'the answer cites none')})", file=sys.stderr)
+        return 0 if answer.error is None else 1
     if args.json:
         answer = assistant.ask(args.question, filters=filters)
         print(json.dumps(answer.to_dict(), ensure_ascii=False, indent=2))
@@ -166,7 +172,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("ask", help="answer one question with citations")
     p.add_argument("question")
-    p.add_argument("--json", action="store_true", help="print the Answer as JSON")
+    output = p.add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true", help="print the Answer as JSON")
+    output.add_argument("--bibtex", action="store_true", help="print only the cited papers, as BibTeX")
+    output.add_argument("--csv", action="store_true", help="print only the cited papers, as CSV")
     research.filter_flags(p)
     engine_flags(p)
     store_flags(p)
