@@ -5,10 +5,19 @@ from __future__ import annotations
 import csv
 import io
 import re
-from typing import Sequence
+from typing import Protocol, Sequence
 
 from assistant.filters import fold, venue_name, year_of
-from assistant.types import PaperRef
+
+
+class PaperRef(Protocol):
+    """What export reads of a paper (``assistant.types.PaperRef`` and its subclasses)."""
+
+    paper_id: str
+    title: str
+    url: str
+    authors: list[str]
+    venue: str
 
 # LaTeX's special characters, escaped so any BibTeX parser and LaTeX read the text back as written
 _LATEX = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
