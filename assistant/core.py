@@ -209,7 +209,7 @@ class Assistant:
             turn.fail(str(exc))
             return
         if stated and topicless(rest) and allowed is not None:  # "what has Yao Wan published here?": list them
-            turn.query = rest
+            turn.query, turn.engine = rest, "filters (list)"
             turn.hits = self.retriever.search(rest or turn.question, min(len(allowed), LIST_LIMIT), allowed=allowed)
             yield "hits", turn.hits
             turn.text = listing(turn.filters, [(h.title, h.venue, h.url) for h in turn.hits])
