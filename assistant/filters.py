@@ -162,7 +162,9 @@ class Catalog:
         found = Filters()
         rest = question
         for name in sorted(self.venues(), key=len, reverse=True):
-            m = re.search(rf"\b{re.escape(name)}(?:\s*[''`]?\s*(19[5-9]\d|20\d\d))?\b", rest, flags=re.IGNORECASE)
+            # case as stored or all capitals: "ICML", "CoRL", "COLT"; never "alt text" for ALT
+            spelled = "|".join(dict.fromkeys([re.escape(name), re.escape(name.upper())]))
+            m = re.search(rf"\b(?:{spelled})(?:\s*[''`]?\s*(19[5-9]\d|20\d\d))?\b", rest)
             if m:
                 found.venue = name
                 if m.group(1):

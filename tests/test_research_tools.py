@@ -49,6 +49,16 @@ def test_author_matching_ignores_case_accents_and_accepts_initials() -> None:
     assert not author_matches("Z. Wan", "Yao Wan") and not author_matches("Yao Wang", "Yao Wan")
 
 
+def test_question_filters_need_a_venue_as_spelled_in_the_store() -> None:
+    from assistant.filters import _Entry
+
+    catalog = Catalog([_Entry("a", "ALT 2025", 2025, ["Yao Wan"]), _Entry("b", "ICML 2024", 2024, []), _Entry("c", "CoRL 2025", 2025, [])])
+    assert not catalog.from_question("alt text generation")[0]
+    assert catalog.from_question("ICML 2024 papers on diffusion") == (Filters(venue="ICML", year=2024), "papers on diffusion")
+    assert catalog.from_question("CoRL robots")[0] == Filters(venue="CoRL")
+    assert catalog.from_question("What has Yao Wan published?")[0] == Filters(author="Yao Wan")
+
+
 def test_filtered_search_ranks_the_whole_subset(assistant: Assistant) -> None:
     unfiltered = assistant.search("causal graphs", 40)
     hits = assistant.search("causal graphs", 5, filters={"venue": "AISTATS"})
