@@ -19,13 +19,15 @@ from assistant.abstention import AbstentionPolicy, abstain_text, term_coverage
 from assistant.conversation import Candidates, candidates
 from assistant.engines import Engine, ExtractiveEngine, make_engine
 from assistant.evidence import Evidence, select_evidence
+from assistant.filters import CatalogCache, Filters, listing, topicless
 from assistant.grounding import verify
 from assistant.selection import LIST_DEPTH, Shape, near_miss_text, question_shape, render, select, unanswered
+from assistant.related import related as find_related
 from assistant.retrieval import FusionConfig, HybridRetriever
 from assistant.types import Answer, Citation, Hit, Removed
 from ingest.pipeline import IngestReport, ensure_corpus, ingest
 from vectorstore.embeddings import Embedder
-from vectorstore.errors import PaperchatError
+from vectorstore.errors import InputError, PaperchatError
 from vectorstore.keyword import KeywordIndex, query_terms
 from vectorstore.settings import Settings
 from vectorstore.store import PaperStore, StoredPaper
@@ -33,6 +35,7 @@ from vectorstore.text import printable
 
 MAX_QUESTION_CHARS = 2000
 MIN_HITS = 5  # an answer lists at least this many retrieved papers (eval's recall@5 reads them), even when k is smaller
+LIST_LIMIT = 50  # papers a question naming only filters lists
 SEARCH_DEPTH = 10  # papers a search returns unless asked otherwise (and the LangChain retriever's depth, at least k)
 ATTRIBUTE_SUPPORT = 0.6  # a sentence an LLM left unmarked gets the marker of a source supporting it this well
 CONFIDENT_DENSE = 0.5  # a question that refers back is still searched as typed when it alone matches a paper this well
@@ -69,6 +72,7 @@ class _Turn:
     engine: str = ""
     error: str | None = None
     timings: dict[str, float] = field(default_factory=dict)
+    filters: Filters = field(default_factory=Filters)
 
     def fail(self, message: str) -> None:
         self.text, self.error = f"Error: {message}", message
@@ -77,7 +81,7 @@ class _Turn:
         return Answer(question=self.question, text=self.text, citations=self.citations, abstained=self.abstained,
                       grounded=bool(self.citations), query=self.query, hits=self.hits, engine=self.engine,
                       near_miss=self.near_miss, fallback=self.fallback, removed=self.removed,
-                      timings=self.timings, error=self.error)
+                      timings=self.timings, error=self.error, filters=self.filters.active())
 
 
 class Assistant:
@@ -100,6 +104,7 @@ class Assistant:
         self.retriever = HybridRetriever(store=self.store, keyword=KeywordIndex(self.store), embedder=self.embedder,
                                          k=max(SEARCH_DEPTH, self.settings.k), fusion=fusion or FusionConfig())
         self.abstention = abstention or AbstentionPolicy()
+        self._catalog = CatalogCache(self.store)
         self._engine: Engine | None = engine if engine is not None and not isinstance(engine, str) else None
         self._engine_lock = threading.Lock()
 
@@ -130,9 +135,22 @@ class Assistant:
         return self.settings.k
 
     # -- the store ---------------------------------------------------------------------------------
-    def search(self, query: str, k: int = SEARCH_DEPTH) -> list[Hit]:
-        """Paper-level hybrid search: one ``Hit`` per paper, best first."""
-        return self.retriever.search(clean_question(query), k)
+    def search(self, query: str, k: int = SEARCH_DEPTH, filters: Filters | Mapping[str, Any] | None = None) -> list[Hit]:
+        """Paper-level hybrid search: one ``Hit`` per paper, best first.
+
+        ``filters`` (``venue``, ``year``, ``author``) restrict the papers before ranking; an unknown
+        value raises ``InputError`` naming the values the store has.
+        """
+        return self.retriever.search(clean_question(query), k, allowed=self.check_filters(filters))
+
+    def related(self, paper_id: str, k: int = 5, filters: Filters | Mapping[str, Any] | None = None) -> list[Hit]:
+        """The ``k`` papers most similar to ``paper_id`` (by its title + abstract embedding), itself and its other
+        versions excluded; an unknown id raises ``InputError``. ``Hit.score`` is the cosine similarity."""
+        return find_related(self.store, paper_id, k, self.check_filters(filters))
+
+    def check_filters(self, filters: Filters | Mapping[str, Any] | None) -> set[str] | None:
+        """The ids of the papers passing ``filters`` (None: unfiltered); ``InputError`` for unknown values."""
+        return self._catalog.get().resolve(_filters(filters))
 
     def paper(self, paper_id: str) -> StoredPaper | None:
         """The stored paper with its full abstract, or None."""
@@ -153,26 +171,33 @@ class Assistant:
                       reset=reset, progress=progress)
 
     # -- answering ----------------------------------------------------------------------------------
-    def ask(self, question: str, history: Sequence[Mapping[str, str]] | None = None) -> Answer:
-        """Answer ``question`` (with earlier ``history`` messages, oldest first)."""
+    def ask(self, question: str, history: Sequence[Mapping[str, str]] | None = None,
+            filters: Filters | Mapping[str, Any] | None = None) -> Answer:
+        """Answer ``question`` (with earlier ``history`` messages, oldest first).
+
+        ``filters`` (``venue``, ``year``, ``author``) and filters stated in the question ("ICML 2024 papers
+        on ...") restrict the papers searched; ``Answer.filters`` lists the ones applied.
+        """
         answer: Answer | None = None
-        for item in self.stream(question, history):
+        for item in self.stream(question, history, filters):
             if isinstance(item, Answer):
                 answer = item
         assert answer is not None
         return answer
 
-    def stream(self, question: str, history: Sequence[Mapping[str, str]] | None = None) -> Iterator[str | Answer]:
+    def stream(self, question: str, history: Sequence[Mapping[str, str]] | None = None,
+               filters: Filters | Mapping[str, Any] | None = None) -> Iterator[str | Answer]:
         """Yield the answer text as it is produced (``str`` deltas), then the final verified ``Answer``.
 
         While streaming, markers ``[n]`` refer to the n-th retrieved paper; the final ``Answer``
         carries the verified text, renumbered to match ``Answer.citations``.
         """
-        for kind, payload in self.stream_events(question, history):
+        for kind, payload in self.stream_events(question, history, filters):
             if kind in ("delta", "answer"):
                 yield payload
 
-    def stream_events(self, question: str, history: Sequence[Mapping[str, str]] | None = None) -> Iterator[tuple[str, Any]]:
+    def stream_events(self, question: str, history: Sequence[Mapping[str, str]] | None = None,
+                      filters: Filters | Mapping[str, Any] | None = None) -> Iterator[tuple[str, Any]]:
         """Like ``stream`` with one more event: ``("hits", list[Hit])`` as soon as retrieval is done.
 
         Events: ``("hits", hits)``, then ``("delta", text)`` pieces, then ``("answer", Answer)``.
@@ -180,18 +205,34 @@ class Assistant:
         started = time.perf_counter()
         turn = _Turn(question=clean_question(question))
         if turn.question:
-            yield from self._answer(turn, history)
+            yield from self._answer(turn, history, _filters(filters))
         else:
             turn.text, turn.error = "Please type a question about the papers.", "empty question"
         turn.timings["total"] = time.perf_counter() - started
         yield "answer", turn.answer()
 
-    def _answer(self, turn: _Turn, history: Sequence[Mapping[str, Any]] | None) -> Iterator[tuple[str, Any]]:
+    def _answer(self, turn: _Turn, history: Sequence[Mapping[str, Any]] | None, filters: Filters) -> Iterator[tuple[str, Any]]:
         """The stages of one answer; each fills ``turn`` and may end it early (abstention, an error)."""
         timings = turn.timings
+        try:
+            catalog = self._catalog.get()
+            stated, rest = catalog.from_question(turn.question)
+            turn.filters = Filters(**{**stated.active(), **filters.active()})  # explicit filters win
+            allowed = catalog.resolve(turn.filters)
+        except PaperchatError as exc:
+            turn.fail(str(exc))
+            return
+        if stated and topicless(rest) and allowed is not None:  # "what has Yao Wan published here?": list them
+            turn.query, turn.engine = rest, "filters (list)"
+            turn.hits = self.retriever.search(rest or turn.question, min(len(allowed), LIST_LIMIT), allowed=allowed)
+            yield "hits", turn.hits
+            turn.text = listing(turn.filters, [(h.title, h.venue, h.url) for h in turn.hits])
+            yield "delta", turn.text
+            return
         shape = question_shape(turn.question)
         depth = max(self.k, LIST_DEPTH) if shape == "list" else self.k  # a list weighs more papers than an answer quotes
-        found = self._search_candidates(candidates(turn.question, _history(history)), max(depth, MIN_HITS), timings)
+        asked = rest if stated and rest else turn.question
+        found = self._search_candidates(candidates(asked, _history(history)), max(depth, MIN_HITS), timings, allowed)
         turn.query, vector, hits, papers, idf = found.query, found.vector, found.hits, found.papers, found.idf
         query = turn.query
         turn.hits = hits
@@ -240,7 +281,8 @@ class Assistant:
             return
         self._check(engine, text, turn, selected, shape)
 
-    def _search_candidates(self, found: Candidates, n: int, timings: dict[str, float]) -> _Search:
+    def _search_candidates(self, found: Candidates, n: int, timings: dict[str, float],
+                           allowed: set[str] | None = None) -> _Search:
         """Retrieve for the typed question and its rewrite (if any); keep the one the evidence supports.
 
         The rewrite is kept only when the question needs the context:
@@ -258,7 +300,7 @@ class Assistant:
         timings["embed"] = time.perf_counter() - t0
         searches = []
         for query, vector in zip(queries, vectors):
-            hits, papers = self.retriever.retrieve(query, n, timings, vector=vector)
+            hits, papers = self.retriever.retrieve(query, n, timings, vector=vector, allowed=allowed)
             idf = self.retriever.keyword.idf(query_terms(query))
             searches.append(_Search(query, vector, hits, papers, idf, not self.abstention.decide(hits, papers, idf)))
         timings["retrieve"] = time.perf_counter() - t0
@@ -306,6 +348,18 @@ def complete_sentences(text: str) -> str:
 def clean_question(text: str) -> str:
     """A question as searched: printable, whitespace collapsed, at most ``MAX_QUESTION_CHARS``."""
     return " ".join(printable(str(text or "")).split())[:MAX_QUESTION_CHARS]
+
+
+def _filters(filters: Filters | Mapping[str, Any] | None) -> Filters:
+    if filters is None:
+        return Filters()
+    if isinstance(filters, Filters):
+        return filters
+    try:
+        return Filters(**{k: v for k, v in filters.items() if v not in (None, "")})
+    except ValueError as exc:
+        raise InputError(f"bad filter: {exc.errors()[0]['msg'] if hasattr(exc, 'errors') else exc}",
+                         "filters are venue, year (a number) and author") from None
 
 
 def _history(history: Sequence[Mapping[str, Any]] | None) -> list[dict[str, str]]:

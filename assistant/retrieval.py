@@ -21,6 +21,9 @@ from vectorstore.keyword import KeywordIndex
 from vectorstore.store import PaperStore, StoredPaper, chunk_id, split_chunk_id
 
 
+FILTER_SCAN = 10_000_000  # a filtered keyword search ranks every paper with a positive score, then masks
+
+
 @dataclass(frozen=True)
 class FusionConfig:
     """How dense and keyword rankings are combined (defaults chosen by benchmarks/retrieval.py)."""
@@ -77,16 +80,18 @@ class HybridRetriever(BaseRetriever):
     fusion: FusionConfig = FusionConfig()
 
     def search(self, query: str, k: int | None = None, timings: dict[str, float] | None = None,
-               vector: np.ndarray | None = None) -> list[Hit]:
-        """The top ``k`` papers for ``query``, best first (``vector``: its embedding, if known)."""
-        return self.retrieve(query, k, timings, vector)[0]
+               vector: np.ndarray | None = None, allowed: set[str] | None = None) -> list[Hit]:
+        """The top ``k`` papers for ``query``, best first (``vector``: its embedding, if known; ``allowed``: only these paper ids)."""
+        return self.retrieve(query, k, timings, vector, allowed)[0]
 
     def retrieve(self, query: str, k: int | None = None, timings: dict[str, float] | None = None,
-                 vector: np.ndarray | None = None) -> tuple[list[Hit], dict[str, StoredPaper]]:
+                 vector: np.ndarray | None = None, allowed: set[str] | None = None) -> tuple[list[Hit], dict[str, StoredPaper]]:
         """Like ``search``, plus the stored papers of the hits (read in the same Chroma call)."""
         k = k or self.k
         timings = timings if timings is not None else {}
-        cands = self.candidates(query, max(self.fusion.pool, k), timings, vector)
+        if allowed is not None and not allowed:
+            return [], {}
+        cands = self.candidates(query, max(self.fusion.pool, k), timings, vector, allowed)
         t0 = time.perf_counter()
         fused = fuse(cands.dense, cands.bm25, self.fusion)
         order = [int(i) for i in np.argsort(-fused, kind="stable")[:k]]
@@ -115,7 +120,7 @@ class HybridRetriever(BaseRetriever):
         return hits, papers
 
     def candidates(self, query: str, pool: int, timings: dict[str, float] | None = None,
-                   vector: np.ndarray | None = None) -> Candidates:
+                   vector: np.ndarray | None = None, allowed: set[str] | None = None) -> Candidates:
         """Union of the dense and keyword candidates, each with both scores (before fusion).
 
         Reads chunk ids and distances only: a chunk id names its paper, version and position,
@@ -127,10 +132,15 @@ class HybridRetriever(BaseRetriever):
             vector = self.embedder.encode([query])[0]
             timings["embed"] = time.perf_counter() - t0
         t1 = time.perf_counter()
-        nearest = self.store.nearest_ids(vector.tolist(), n=pool * 3)
+        # a filter applies before ranking: Chroma searches only the allowed papers' chunks, BM25 ranks all and is masked
+        where = {"paper_id": {"$in": sorted(allowed)}} if allowed is not None else None
+        nearest = self.store.nearest_ids(vector.tolist(), n=pool * 3, where=where)
         t2 = time.perf_counter()
         indexed_now = self.keyword.snapshot()  # one generation for the search and the versions it names
-        keyword = dict(indexed_now.search(query, pool))
+        if allowed is None:
+            keyword = dict(indexed_now.search(query, pool))
+        else:
+            keyword = dict([hit for hit in indexed_now.search(query, FILTER_SCAN) if hit[0] in allowed][:pool])
         t3 = time.perf_counter()
         timings.update(dense=t2 - t1, keyword=t3 - t2)
 

@@ -78,6 +78,19 @@ class Answer(BaseModel):
     engine: str = ""
     timings: dict[str, float] = Field(default_factory=dict, description="seconds per stage")
     error: str | None = None
+    filters: dict[str, str | int] = Field(default_factory=dict, description="applied filters: venue, year, author (given or stated in the question)")
 
     def to_dict(self) -> dict[str, Any]:
         return self.model_dump()
+
+    def to_bibtex(self) -> str:
+        """The cited papers as BibTeX ``@inproceedings`` entries (unique keys, venue and year, special characters escaped)."""
+        from assistant.export import to_bibtex
+
+        return to_bibtex(self.citations)
+
+    def to_csv(self) -> str:
+        """The cited papers as CSV: key, paper_id, title, authors, venue, year, url."""
+        from assistant.export import to_csv
+
+        return to_csv(self.citations)

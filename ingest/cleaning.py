@@ -27,7 +27,7 @@ def _latex_to_text() -> Any:
 def join_hyphen_breaks(text: str, vocabulary: frozenset[str] | set[str] = frozenset()) -> str:
     """"bidi-\\nrected" -> "bidirected" where the joined word is used elsewhere in the corpus
     (``vocabulary``) or is a more common English word than the hyphenated pair (wordfreq);
-    a real compound keeps its hyphen ("score-\\nmaximizing" -> "score-maximizing")."""
+    anything else is left as written ("pre-\\nand post-training" may be "pre- and post-training")."""
     from wordfreq import zipf_frequency
 
     def join(match: re.Match[str]) -> str:
@@ -35,7 +35,7 @@ def join_hyphen_breaks(text: str, vocabulary: frozenset[str] | set[str] = frozen
         joined = left + right
         if joined.lower() in vocabulary or zipf_frequency(joined, "en") > zipf_frequency(f"{left}-{right}", "en"):
             return joined
-        return f"{left}-{right}"
+        return match.group(0)
 
     return _HYPHEN_BREAK.sub(join, text)
 
@@ -72,4 +72,4 @@ def unescape_latex(text: str) -> str:
 
 def clean_text(text: str, vocabulary: frozenset[str] | set[str] = frozenset()) -> str:
     """Join hyphenated line breaks, unescape LaTeX, collapse whitespace."""
-    return " ".join(unescape_latex(join_hyphen_breaks(text, vocabulary)).split())
+    return " ".join(unescape_latex(" ".join(join_hyphen_breaks(text, vocabulary).split())).split())

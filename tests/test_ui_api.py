@@ -56,14 +56,14 @@ class ScriptedAssistant:
         self.fail = fail
         self.histories: list[list[dict[str, str]]] = []
 
-    def stream_events(self, question: str, history: Any = None) -> Iterator[tuple[str, Any]]:
+    def stream_events(self, question: str, history: Any = None, filters: Any = None) -> Iterator[tuple[str, Any]]:
         self.histories.append(list(history or []))
         for event in self.events:
             yield event
         if self.fail is not None:
             raise self.fail
 
-    def ask(self, question: str, history: Any = None) -> Answer:
+    def ask(self, question: str, history: Any = None, filters: Any = None) -> Answer:
         return next(p for kind, p in self.stream_events(question, history) if kind == "answer")
 
     def paper(self, paper_id: str) -> Any:

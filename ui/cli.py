@@ -16,6 +16,7 @@ from pydantic import ValidationError
 
 from assistant import Answer, Assistant
 from ingest.records import FORMATS
+from ui import research
 from vectorstore.errors import PaperchatError
 from vectorstore.settings import Settings
 from vectorstore.text import printable
@@ -87,12 +88,20 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 def cmd_ask(args: argparse.Namespace) -> int:
     assistant = _assistant(args)
+    filters = research.filters_of(args)
+    assistant.check_filters(filters)  # an unknown venue or author: one line, exit 2
+    if args.bibtex or args.csv:  # only the cited papers, ready to redirect into a file
+        answer = assistant.ask(args.question, filters=filters)
+        print(answer.to_bibtex() if args.bibtex else answer.to_csv(), end="")
+        if not answer.citations:
+            print(f"paperchat: no cited papers to export ({printable(answer.error or 'the answer cites none')})", file=sys.stderr)
+        return 0 if answer.error is None else 1
     if args.json:
-        answer = assistant.ask(args.question)
+        answer = assistant.ask(args.question, filters=filters)
         print(json.dumps(answer.to_dict(), ensure_ascii=False, indent=2))
         return 0 if answer.error is None else 1
     final: Answer | None = None
-    for item in assistant.stream(args.question):
+    for item in assistant.stream(args.question, filters=filters):
         if isinstance(item, Answer):
             final = item
         elif sys.stdout.isatty():
@@ -101,6 +110,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
         print("\n" + "-" * 40)
     assert final is not None
     print(render(final))
+    if final.filters:
+        print(f"[filters: {research.describe(final.filters)}]")
     return 0 if final.error is None else 1
 
 
@@ -171,10 +182,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("ask", help="answer one question with citations")
     p.add_argument("question")
-    p.add_argument("--json", action="store_true", help="print the Answer as JSON")
+    output = p.add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true", help="print the Answer as JSON")
+    output.add_argument("--bibtex", action="store_true", help="print only the cited papers, as BibTeX")
+    output.add_argument("--csv", action="store_true", help="print only the cited papers, as CSV")
+    research.filter_flags(p)
     engine_flags(p)
     store_flags(p)
     p.set_defaults(func=cmd_ask)
+    research.add_commands(sub, store_flags, lambda args: _assistant(args, auto_ingest=False))
 
     p = sub.add_parser("chat", help="a conversation in the terminal")
     engine_flags(p)

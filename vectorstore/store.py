@@ -254,9 +254,9 @@ class PaperStore:
             return None
         return StoredPaper.from_chunk(page["documents"][0], page["metadatas"][0])
 
-    def nearest_ids(self, embedding: list[float], n: int) -> list[tuple[str, float]]:
-        """Nearest chunk ids with cosine similarity, without documents or metadata (the fast path)."""
-        result = self._call("query", query_embeddings=[embedding], n_results=n, include=["distances"])
+    def nearest_ids(self, embedding: list[float], n: int, where: dict[str, Any] | None = None) -> list[tuple[str, float]]:
+        """Nearest chunk ids with cosine similarity, without documents or metadata (the fast path); ``where`` filters chunks."""
+        result = self._call("query", query_embeddings=[embedding], n_results=n, include=["distances"], where=where)
         return [(i, 1.0 - float(dist)) for i, dist in zip(result["ids"][0], result["distances"][0])]
 
     def chunks(self, ids: list[str]) -> dict[str, tuple[str, dict[str, Any]]]:
