@@ -102,7 +102,7 @@ NEAR_MISS_SHARE = 0.35  # share of the question's weight that the lead paper nev
 
 
 def unanswered(question: str, idf: dict[str, float], selected: list[Evidence]) -> list[str]:
-    """The question's words that the lead paper never mentions, when they carry at least
+    """The question's words that the selected papers never mention, when they carry at least
     ``NEAR_MISS_SHARE`` of its weight (idf, times rarity in English so "how much" counts little):
     a near miss, the paper is on the topic but does not say what was asked. Else ``[]``."""
     from assistant.claims import rarity
@@ -113,8 +113,7 @@ def unanswered(question: str, idf: dict[str, float], selected: list[Evidence]) -
     words = re.findall(r"[\w-]+", question)
     surface = {stems[0]: word for word, stems in zip(words, tokenize(words)) if stems}
     weight = {term: value * (0.3 + 0.7 * rarity(surface.get(term, term))) for term, value in idf.items()}
-    lead = selected[0].source
-    present = set(tokenize([f"{lead.title} {lead.abstract}"])[0])
+    present = set().union(*(set(t) for t in tokenize([f"{ev.source.title} {ev.source.abstract}" for ev in selected])))
     missing = [term for term in weight if term not in present]
     if sum(weight[t] for t in missing) < NEAR_MISS_SHARE * sum(weight.values()):
         return []

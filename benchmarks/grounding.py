@@ -110,9 +110,9 @@ def lead_sentence(case: dict[str, Any], cases: list[dict[str, Any]], abstract: s
     for other in cases:
         if other["paper"] == case["paper"] and other["kind"] == "exact" and normalize(other["claim"]) != claim:
             return other["claim"]
-    from ingest.chunking import sentences
+    from ingest.chunking import sentence_spans
 
-    found = [s for s in sentences(abstract) if len(s.split()) >= 6]
+    found = [abstract[s.start : s.end] for s in sentence_spans(abstract) if len(abstract[s.start : s.end].split()) >= 6]
     for sentence in found[1:] + found[:1]:
         if normalize(sentence) != claim and claim not in normalize(sentence) and normalize(sentence) not in claim:
             return sentence

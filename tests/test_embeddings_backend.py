@@ -82,7 +82,7 @@ def test_int8_needs_onnx_and_unsupported_models_fall_back(onnx_data_dir: Path, t
         emb.Embedder(MODEL, backend="torch", precision="int8", data_dir=onnx_data_dir)
     # a model folder the ONNX path does not handle (an extra Dense module): auto keeps torch
     folder = tmp_path / "model"
-    shutil.copytree(emb.resolve_model_path(MODEL), folder, ignore=shutil.ignore_patterns("*.safetensors"))
+    shutil.copytree(emb.embedding_model_path(MODEL), folder, ignore=shutil.ignore_patterns("*.safetensors"))
     (folder / "model.safetensors").write_bytes(b"")
     modules = json.loads((folder / "modules.json").read_text())
     (folder / "modules.json").write_text(json.dumps([*modules, {"idx": 3, "name": "3", "path": "3_Dense", "type": "sentence_transformers.models.Dense"}]))
@@ -99,7 +99,7 @@ def test_export_is_cached_by_weights_checksum(onnx_data_dir: Path, vectors: dict
     assert [p.name for p in folders] == [f"fp32-v{onnx_backend.RECIPE}", f"int8-v{onnx_backend.RECIPE}"], folders
     assert not list(cache.glob("*/.tmp-*")), "an export left its temporary folder behind"
     info = json.loads((folders[0] / "export.json").read_text())
-    weights = Path(emb.resolve_model_path(MODEL)) / "model.safetensors"
+    weights = Path(emb.embedding_model_path(MODEL)) / "model.safetensors"
     import hashlib
 
     assert info["weights_sha256"] == hashlib.sha256(weights.read_bytes()).hexdigest()

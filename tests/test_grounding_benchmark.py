@@ -131,10 +131,13 @@ def test_exact_case_through_the_openai_engine_is_kept(bench, position):
     assert grounding.is_kept(answer, case["claim"], case["paper"]), answer.text
 
 
-def test_wrong_paper_question_retrieves_both_papers(bench):
+def test_wrong_paper_claim_loses_its_marker(bench):
+    # select first, then write: paper B may not even be given to the model; the claim cited to A must be dropped
     case = next(c for c in bench.cases if c["kind"] == "wrong_paper" and c["paper"] == "icml2024-poster-34319")
-    _, _, resolution = _ask(bench, case, "alone")
-    assert resolution.missing == [] and resolution.numbers["A"] != resolution.numbers["B"]
+    bench.server.script(case["claim"] + " [{A}]", A=bench.titles[case["paper"]])
+    answer = bench.assistant.ask(bench.titles[case["paper"]])
+    assert bench.server.last.missing == [] and bench.server.last.answer.endswith("[1]")
+    assert not grounding.is_kept(answer, case["claim"], case["paper"]), answer.text
 
 
 def test_out_of_range_marker_is_dropped(bench):
