@@ -11,6 +11,7 @@ import pytest
 from assistant import Answer, Assistant, Hit
 from assistant.retrieval import HybridRetriever
 from conftest import cli_store_args
+from ingest.cleaning import clean_text
 
 
 @pytest.fixture(scope="module")
@@ -20,7 +21,7 @@ def assistant(seeded) -> Assistant:
 
 @pytest.fixture(scope="module")
 def abstracts(seed_jsonl) -> dict[str, str]:
-    return {json.loads(l)["id"]: json.loads(l)["abstract"] for l in open(seed_jsonl)}
+    return {json.loads(l)["id"]: clean_text(json.loads(l)["abstract"]) for l in open(seed_jsonl)}  # as stored
 
 
 def test_search_is_paper_level(assistant: Assistant):

@@ -17,6 +17,7 @@ from assistant.engines.local import ensure_model
 from ingest import ingest
 from vectorstore import Settings
 from ui_server import free_port
+from ingest.cleaning import clean_text
 
 MODEL = "qwen2.5-0.5b"
 
@@ -36,7 +37,7 @@ def model_path(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def abstracts(seed_jsonl) -> dict[str, str]:
-    return {json.loads(l)["id"]: json.loads(l)["abstract"] for l in open(seed_jsonl)}
+    return {json.loads(l)["id"]: clean_text(json.loads(l)["abstract"]) for l in open(seed_jsonl)}  # as stored
 
 
 def _check_grounded(answer, abstracts: dict[str, str]) -> None:

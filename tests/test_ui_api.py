@@ -18,6 +18,7 @@ from gradio_client import Client, handle_file
 from gradio_client.exceptions import AuthenticationError
 from ui.app import _Handlers, answer_html, chat_text, hits_html
 from vectorstore.errors import InputError, StoreError
+from ingest.cleaning import clean_text
 
 NESTER = "icml2025-44081"
 AUTH = ("alice", "s3cret-pass")
@@ -36,7 +37,7 @@ NEW_PAPER = {
 def _abstracts() -> dict[str, str]:
     """Paper id -> abstract of the shared seed corpus (the bundled corpus the server ingests)."""
     records = [json.loads(line) for line in SEED.read_text(encoding="utf-8").splitlines() if line.strip()]
-    return {rec["id"]: rec["abstract"] for rec in records}
+    return {rec["id"]: clean_text(rec["abstract"]) for rec in records}  # as stored
 
 
 # -- handlers, with a scripted Assistant (no server) ------------------------------------------------
