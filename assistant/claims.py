@@ -22,19 +22,13 @@ from functools import lru_cache
 from typing import Any
 
 from ingest.chunking import sentence_spans
+from vectorstore.text import FUNCTION_WORDS as STOPWORDS
 
 # ----------------------------------------------------------------------------- words
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:['’][a-z]+)?|\d+(?:[.,]\d+)*")
 _NAME_TOKEN = re.compile(r"[A-Za-z0-9]+(?:[-_.][A-Za-z0-9]+)*")
 
-STOPWORDS = frozenset(
-    "a an and are as at be been being both but by can could did do does doing for from had has have having how i if in "
-    "into is it its itself of on onto or our ours so such than that the their theirs them then there these they this "
-    "those through to too upon us was we were what when where whether which while who whom whose why will with within "
-    "would you your also via per each other another any all some most many much more very only just well here thus "
-    "hence however moreover furthermore additionally specifically respectively namely e g i.e etc".split()
-)
 # words an answer uses to talk about a paper rather than about its content
 _GENERIC = frozenset(
     "paper papers work works study studies authors author approach approaches method methods methodology technique "

@@ -29,12 +29,6 @@ def _numbers(claim: str) -> list[int]:
     return [int(n) for group in _MARKER.findall(claim) for n in re.split(r"\s*[,;]\s*", group)]
 
 
-def best_quote(claim: str, abstract: str) -> tuple[int, int, float]:
-    """The abstract sentence that best supports ``claim``: (start, end, support in [0, 1])."""
-    verdict = check(claim, Abstract.of("", abstract))
-    return verdict.span[0], verdict.span[1], verdict.score
-
-
 def _normalize(text: str) -> str:
     return " ".join(unescape_latex_numbers(text).lower().split())
 
@@ -132,6 +126,7 @@ def verify(text: str, sources: list[Source], question: str = "", attribute: floa
             for number in numbers:
                 source = papers.by_number.get(number)
                 reason = ""
+                verdict = None
                 if source is None:
                     reason = f"no source [{number}] was given"
                 elif any(q not in _normalize(source.abstract) for q in fabricated):
@@ -144,8 +139,8 @@ def verify(text: str, sources: list[Source], question: str = "", attribute: floa
                     removed.append(Removed(marker=number, paper_id=source.paper_id if source else None,
                                            claim=_tidy(segment), reason=reason))
                     continue
-                assert source is not None
-                start, end, support = best_support(segment, papers.prepared[number])
+                assert source is not None and verdict is not None
+                (start, end), support = verdict.span, verdict.score
                 # the citation's quote: the best-supporting sentence; among equals, the one closest to the question
                 support += 0.001 * len(asked & content_words(source.abstract[start:end]))
                 if number not in renumber:
@@ -178,11 +173,6 @@ def verify(text: str, sources: list[Source], question: str = "", attribute: floa
             quote=source.abstract[start:end], start=start, end=end,
         ))
     return cleaned, citations, removed
-
-
-def best_support(claim_text: str, paper: Abstract) -> tuple[int, int, float]:
-    verdict = check(claim_text, paper)
-    return verdict.span[0], verdict.span[1], verdict.score
 
 
 def _tidy(text: str) -> str:
