@@ -229,9 +229,9 @@ class Assistant:
             turn.text = listing(turn.filters, [(h.title, h.venue, h.url) for h in turn.hits])
             yield "delta", turn.text
             return
-        shape = question_shape(turn.question)
-        depth = max(self.k, LIST_DEPTH) if shape == "list" else self.k  # a list weighs more papers than an answer quotes
         asked = rest if stated and rest else turn.question
+        shape = question_shape(asked)  # "Which ICML 2024 papers …" is a list question once the filter words are out
+        depth = max(self.k, LIST_DEPTH) if shape == "list" else self.k  # a list weighs more papers than an answer quotes
         found = self._search_candidates(candidates(asked, _history(history)), max(depth, MIN_HITS), timings, allowed)
         turn.query, vector, hits, papers, idf = found.query, found.vector, found.hits, found.papers, found.idf
         query = turn.query
@@ -261,8 +261,10 @@ class Assistant:
             return
         turn.engine = engine.name
         if shape == "list" and engine.free_text:
-            engine = ExtractiveEngine()  # a list is one quoted line per paper, whatever the engine
+            engine = ExtractiveEngine(shape)  # a list is one quoted line per paper, whatever the engine
             turn.engine = f"{engine.name} (list)"
+        elif not engine.free_text:
+            engine = ExtractiveEngine(shape)  # quoting engines render the shape read above, filter words taken out
         t2 = time.perf_counter()
         raw: list[str] = []
         try:

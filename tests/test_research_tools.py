@@ -97,6 +97,13 @@ def test_filters_stated_in_the_question_are_applied_and_shown(assistant: Assista
     assert answer.citations and all(h.venue == venue for h in answer.hits)
 
 
+def test_a_list_question_with_a_stated_filter_is_still_a_list(assistant: Assistant) -> None:
+    """The filter words are taken out before the shape is read: "Which ICML 2024 papers …" lists papers."""
+    answer = assistant.ask("Which ICML 2024 papers study diffusion models?")
+    assert answer.filters == {"venue": "ICML", "year": 2024}
+    assert answer.text.splitlines()[0].endswith("match:") and len(answer.citations) >= 2
+
+
 def test_a_question_naming_only_an_author_lists_their_papers(assistant: Assistant) -> None:
     answer = assistant.ask("What has Yao Wan published here?")
     assert answer.filters == {"author": "Yao Wan"}
