@@ -337,34 +337,36 @@ def create_app(assistant: Assistant) -> gr.Blocks:
     with gr.Blocks(title="paperchat", analytics_enabled=False, fill_width=False) as demo:
         header = gr.Markdown(h.header(), elem_id="pc-header", label="header")
         history = gr.State([])
-        with gr.Row(equal_height=False):
-            with gr.Column(scale=3, min_width=380):
-                chat = gr.Chatbot(
-                    label="Chat", show_label=False, elem_id="pc-chat", height=560, sanitize_html=True, allow_tags=False,
-                    render_markdown=True, latex_delimiters=[], feedback_options=None, buttons=["copy"],
-                    placeholder="Ask about the indexed papers. Answers quote the abstracts and cite them as [1], [2], …",
-                    examples=[{"text": q} for q in EXAMPLES],
-                )
-                with gr.Row():
-                    question = gr.Textbox(placeholder="Ask a question about the papers…", show_label=False,
-                                          elem_id="pc-question", scale=5, max_lines=4, autofocus=True)
-                    ask = gr.Button("Ask", variant="primary", elem_id="pc-ask", scale=1, min_width=80)
-                clear = gr.Button("New conversation", variant="secondary", elem_id="pc-clear", size="sm")
-            with gr.Column(scale=2, min_width=320):
-                gr.Markdown("### Sources")
-                sources = gr.HTML(_EMPTY_SOURCES, elem_id="pc-sources", css_template=SOURCES_CSS, js_on_load=None,
-                                  max_height=640, padding=True)
-        with gr.Accordion("Add papers", open=False, elem_id="pc-add"):
-            gr.Markdown("Upload a paper list: JSONL or a JSON array (fields `abstract`, optional `id`, `title`, "
-                        "`authors`, `url`, `venue`), CSV with an `abstract` column, or TXT with blank-line separated "
-                        "abstracts. The file is checked completely before anything is added.")
-            with gr.Row():
-                upload_file = gr.File(label="Paper file", file_types=UPLOAD_TYPES, type="filepath", elem_id="pc-upload", scale=3)
-                with gr.Column(scale=1, min_width=160):
-                    skip_invalid = gr.Checkbox(False, label="Skip invalid records", elem_id="pc-skip-invalid")
-                    add = gr.Button("Add papers", elem_id="pc-add-btn", variant="primary")
-            upload_status = gr.Markdown(elem_id="pc-upload-status", label="status")
-            upload_report = gr.JSON(visible=False, label="report")
+        with gr.Tabs(elem_id="pc-tabs"):
+            with gr.Tab("Chat", id="chat", elem_id="pc-tab-chat"):
+                with gr.Row(equal_height=False):
+                    with gr.Column(scale=3, min_width=380):
+                        chat = gr.Chatbot(
+                            label="Chat", show_label=False, elem_id="pc-chat", height=560, sanitize_html=True, allow_tags=False,
+                            render_markdown=True, latex_delimiters=[], feedback_options=None, buttons=["copy"],
+                            placeholder="Ask about the indexed papers. Answers quote the abstracts and cite them as [1], [2], …",
+                            examples=[{"text": q} for q in EXAMPLES],
+                        )
+                        with gr.Row():
+                            question = gr.Textbox(placeholder="Ask a question about the papers…", show_label=False,
+                                                  elem_id="pc-question", scale=5, max_lines=4, autofocus=True)
+                            ask = gr.Button("Ask", variant="primary", elem_id="pc-ask", scale=1, min_width=80)
+                        clear = gr.Button("New conversation", variant="secondary", elem_id="pc-clear", size="sm")
+                    with gr.Column(scale=2, min_width=320):
+                        gr.Markdown("### Sources")
+                        sources = gr.HTML(_EMPTY_SOURCES, elem_id="pc-sources", css_template=SOURCES_CSS, js_on_load=None,
+                                          max_height=640, padding=True)
+                with gr.Accordion("Add papers", open=False, elem_id="pc-add"):
+                    gr.Markdown("Upload a paper list: JSONL or a JSON array (fields `abstract`, optional `id`, `title`, "
+                                "`authors`, `url`, `venue`), CSV with an `abstract` column, or TXT with blank-line separated "
+                                "abstracts. The file is checked completely before anything is added.")
+                    with gr.Row():
+                        upload_file = gr.File(label="Paper file", file_types=UPLOAD_TYPES, type="filepath", elem_id="pc-upload", scale=3)
+                        with gr.Column(scale=1, min_width=160):
+                            skip_invalid = gr.Checkbox(False, label="Skip invalid records", elem_id="pc-skip-invalid")
+                            add = gr.Button("Add papers", elem_id="pc-add-btn", variant="primary")
+                    upload_status = gr.Markdown(elem_id="pc-upload-status", label="status")
+                    upload_report = gr.JSON(visible=False, label="report")
 
         stream_io: dict[str, Any] = dict(inputs=[question, chat, history], outputs=[question, chat, sources, history],
                          concurrency_id="answer", concurrency_limit=2)
