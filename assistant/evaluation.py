@@ -23,14 +23,23 @@ def load_questions(path: str | Path) -> list[dict[str, Any]]:
     for number, item in read_jsonl(Path(path).read_text(encoding="utf-8")):
         if isinstance(item, json.JSONDecodeError):
             raise InputError(f"malformed JSON ({item.msg})", "fix the line", path=path, where=f":{number}")
-        if not isinstance(item, dict) or "question" not in item or item.get("kind") not in ("single", "multi", "abstain", "followup", "near_miss"):
-            raise InputError("needs 'question' and 'kind' (single, multi, abstain, followup or near_miss)", path=path, where=f":{number}")
+        if not isinstance(item, dict) or "question" not in item or item.get("kind") not in KINDS:
+            raise InputError(f"needs 'question' and 'kind' ({', '.join(KINDS)})", path=path, where=f":{number}")
         questions.append(item)
     return questions
 
 
-def _history(item: dict[str, Any]) -> list[dict[str, str]]:
-    return [{"role": "user", "content": str(turn)} for turn in item.get("history") or []]
+KINDS = ("single", "multi", "abstain", "followup", "near_miss", "switch")
+
+
+def _history(assistant: Assistant, item: dict[str, Any], answers: bool) -> list[dict[str, str]]:
+    """The conversation before the question: each earlier question asked in turn and answered (as in the chat),
+    or, without ``answers``, the questions alone."""
+    history: list[dict[str, str]] = []
+    for turn in item.get("history") or []:
+        reply = assistant.ask(str(turn), history).text if answers else ""
+        history += [{"role": "user", "content": str(turn)}] + ([{"role": "assistant", "content": reply}] if answers else [])
+    return history
 
 
 def _rank(ids: list[str], gold: set[str]) -> int | None:
@@ -43,7 +52,7 @@ def evaluate(assistant: Assistant, questions: list[dict[str, Any]], answers: boo
     for item in questions:
         gold = set(item.get("gold") or [])
         accept = gold | set(item.get("accept") or [])
-        history = _history(item)
+        history = _history(assistant, item, answers)
         answer: Answer = assistant.ask(item["question"], history) if answers else Answer(
             question=item["question"], text="", query=item["question"], hits=assistant.search(item["question"]))
         ids = [h.paper_id for h in answer.hits]
@@ -59,6 +68,7 @@ def evaluate(assistant: Assistant, questions: list[dict[str, Any]], answers: boo
             "only_relevant": bool(cited) and all(c in accept for c in cited),
             "gold_cited": len(gold & set(cited)) / len(gold) if gold else None,
             "fallback": answer.fallback, "near_miss": answer.near_miss,
+            "rewritten": answer.query != item["question"],
             "timings": answer.timings, "text": answer.text, "engine": answer.engine,
         })
     return {"metrics": summarize(rows), "rows": rows}
@@ -69,7 +79,8 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
         return [r for r in rows if r["kind"] == kind]
 
     single, multi, abstain, follow, near = of("single"), of("multi"), of("abstain"), of("followup"), of("near_miss")
-    answerable = [r for r in rows if r["kind"] not in ("abstain", "near_miss")]
+    switch = of("switch")
+    answerable = [r for r in rows if r["kind"] not in ("abstain", "near_miss", "switch")]
     mean = lambda xs: float(np.mean(xs)) if xs else float("nan")  # noqa: E731
     cited = [r for r in answerable if r["cited"]]
     stages: dict[str, list[float]] = {}
@@ -86,6 +97,7 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "abstain": {"n": len(abstain), "abstained": sum(r["abstained"] for r in abstain),
                     "answerable": len(answerable), "wrongly_abstained": sum(r["abstained"] for r in answerable)},
         "followup": {"n": len(follow), "hit@3": mean([r["rank"] is not None and r["rank"] < 3 for r in follow])},
+        "switch": {"n": len(switch), "rewritten": sum(r["rewritten"] for r in switch)},
         "answers": {"contains": mean([r["contains"] for r in answerable if r["has_contains"]]),
                     "citation_precision": (sum(r["cited_ok"] for r in cited) / sum(len(r["cited"]) for r in cited)) if cited else float("nan"),
                     "cite_gold": sum(r["cites_gold"] for r in answerable), "answerable": len(answerable),
@@ -106,6 +118,7 @@ def format_table(metrics: dict[str, Any]) -> str:
         f"{'abstain abstained':34} {m['abstain']['abstained']}/{m['abstain']['n']}",
         f"{'        wrongly abstained':34} {m['abstain']['wrongly_abstained']}/{m['abstain']['answerable']}",
         f"{'followup hit@3':34} {m['followup']['hit@3']:.3f}  (n={m['followup']['n']})",
+        f"{'topic switches rewritten':34} {m['switch']['rewritten']}/{m['switch']['n']}",
         f"{'answers contain expected':34} {m['answers']['contains']:.3f}",
         f"{'        citation precision':34} {m['answers']['citation_precision']:.3f}",
         f"{'        cite a gold paper':34} {m['answers']['cite_gold']}/{m['answers']['answerable']}",

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
-from assistant import Answer, Assistant
+from assistant import Assistant
 from assistant.conversation import candidates, standalone_query
+from assistant.evaluation import evaluate, load_questions
 from conftest import make_settings
 
 HISTORY = [{"role": "user", "content": "Tell me about the GNN-to-MLP distillation paper."},
@@ -35,7 +35,7 @@ def test_no_history_no_rewrite():
 
 
 # -- the conversation cases through the real Assistant (extractive engine, real embedded store) ------------------
-CASES = [json.loads(line) for line in (Path(__file__).parent / "data" / "conversations.jsonl").read_text().splitlines() if line.strip()]
+CASES = load_questions(Path(__file__).parents[1] / "benchmarks" / "data" / "conversations.jsonl")
 
 
 @pytest.fixture(scope="module")
@@ -47,22 +47,15 @@ def assistant(tmp_path_factory: pytest.TempPathFactory, seed_jsonl: Path, reques
     return Assistant(settings, engine="extractive", auto_ingest=False)
 
 
-def _converse(assistant: Assistant, case: dict) -> Answer:
-    history: list[dict[str, str]] = []
-    for question in case["history"]:
-        answer = assistant.ask(question, history)
-        history += [{"role": "user", "content": question}, {"role": "assistant", "content": answer.text}]
-    return assistant.ask(case["question"], history)
-
-
 def test_conversation_cases(assistant: Assistant):
+    """The conversation cases as ``paperchat eval`` scores them: earlier turns asked and answered in order."""
     assert len(CASES) >= 30
-    switches = [c for c in CASES if c.get("switch")]
-    followups = [c for c in CASES if not c.get("switch")]
-    rewritten = [c["question"] for c in switches if _converse(assistant, c).query != c["question"]]
-    missed = [c["question"] for c in followups if c["gold"] not in [h.paper_id for h in _converse(assistant, c).hits[:3]]]
-    hit3 = 1 - len(missed) / len(followups)
-    print(f"\nconversations: {len(switches)} topic switches, {len(rewritten)} rewritten {rewritten}; "
-          f"{len(followups)} follow-ups, hit@3 {hit3:.3f} (missed {missed})")
-    assert not rewritten
-    assert hit3 >= 0.95
+    result = evaluate(assistant, CASES)
+    metrics, rows = result["metrics"], result["rows"]
+    rewritten = [r["question"] for r in rows if r["kind"] == "switch" and r["rewritten"]]
+    missed = [r["question"] for r in rows if r["kind"] == "followup" and (r["rank"] is None or r["rank"] >= 3)]
+    print(f"\nconversations: {metrics['switch']['n']} topic switches, {len(rewritten)} rewritten {rewritten}; "
+          f"{metrics['followup']['n']} follow-ups, hit@3 {metrics['followup']['hit@3']:.3f} (missed {missed})")
+    assert metrics["switch"]["n"] >= 10 and metrics["followup"]["n"] >= 20
+    assert metrics["switch"]["rewritten"] == 0, rewritten
+    assert metrics["followup"]["hit@3"] >= 0.95, missed
