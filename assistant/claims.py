@@ -426,10 +426,17 @@ def _polarity_conflict(claim: Terms, support: list[Terms]) -> str:
         if not any(set(scope) & set(other) or not scope for other in support_negated):
             return "negates what the abstract states"
     if not claim.negated:
+        # claim words the support states outside a negation do not restate it: "Nester enhances LMs" is the main
+        # clause of "… enhances LMs … without increasing model size", not the negated part
+        negated_words = {s for scope in support_negated for s in scope}
+        stated = set().union(*(set(t.weights) for t in support)) - negated_words if support else set()
+        restating = {w for w in claim_words if not _covered(w, stated)}
         for scope in support_negated:
             head = scope[:4]  # what the abstract negates: "fail to make [material progress on the benchmark]"
             weight = sum(0.3 + 0.7 * rarity(s) for s in head)
-            if head and sum(0.3 + 0.7 * rarity(s) for s in head if _covered(s, claim_words)) >= 0.5 * weight:
+            covered = [s for s in head if _covered(s, restating)]
+            # half its weight, and two of its words unless it has one ("model" alone does not restate "model size")
+            if head and sum(0.3 + 0.7 * rarity(s) for s in covered) >= 0.5 * weight and len(covered) >= min(2, len(head)):
                 return "drops a negation of the abstract"
     support_words = set().union(*(t.words for t in support)) if support else set()
     if _prefix_negated(claim.words, support_words) or _prefix_negated(support_words, claim.words):

@@ -41,6 +41,7 @@ ATTRIBUTE_SUPPORT = 0.6  # a sentence an LLM left unmarked gets the marker of a 
 CONFIDENT_DENSE = 0.5  # a question that refers back is still searched as typed when it alone matches a paper this well
 OWN_TERMS_FOUND = 0.5  # a short unreferring question takes the history only if the paper it leads to has this share of its terms
 UNVERIFIED = "_The model's answer could not be verified against the abstracts; their most relevant sentences:_\n"
+QUOTES = "_From the abstracts:_\n"
 UNGROUNDED = "\n\n_No verified citation: this answer is not grounded in the indexed abstracts._"
 
 
@@ -335,6 +336,11 @@ class Assistant:
             # nothing the model wrote could be checked against the abstracts: show what they do say
             turn.text, turn.citations, _ = verify(render(selected, shape), sources, turn.question)
             turn.text, turn.fallback = UNVERIFIED + turn.text, True
+        elif engine.free_text and self.settings.quotes_under_summary:
+            # the model's verified sentences first, then the sentences it condensed: no fact the selection holds is lost
+            number = {ev.source.paper_id: ev.source.number for ev in selected}
+            summary = re.sub(r"\[(\d+)\]", lambda m: f"[{number[turn.citations[int(m.group(1)) - 1].paper_id]}]", turn.text)
+            turn.text, turn.citations, _ = verify(f"{summary}\n\n{QUOTES}{render(selected, shape)}", sources, turn.question)
         if not turn.citations:
             turn.text += UNGROUNDED
 

@@ -216,7 +216,8 @@ def run(cases: list[dict[str, Any]], distractors: int = 150, progress: bool = Tr
     with tempfile.TemporaryDirectory(prefix="paperchat-gbench-") as tmp, ScriptedOpenAI() as server:
         papers_file = Path(tmp) / "papers.jsonl"
         needed, ids = write_corpus(cases, corpus, papers_file, distractors)
-        settings = Settings(data_dir=Path(tmp) / "store", collection="gbench", engine="openai")
+        settings = Settings(data_dir=Path(tmp) / "store", collection="gbench", engine="openai",
+                            quotes_under_summary=False)  # the verifier on the model's text alone
         t0 = time.perf_counter()
         report = ingest([papers_file], settings, progress=False)
         log(f"store: {len(ids)} papers ({report}) in {time.perf_counter() - t0:.0f}s; server {server.base_url}", progress)

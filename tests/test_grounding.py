@@ -138,6 +138,14 @@ def test_a_reversed_finding_loses_its_marker():
     assert "direction" in _reason("Nester underperforms HiTyper by 18.3% on ManyTypes4Py [1].")
 
 
+def test_a_word_of_a_negated_clause_does_not_make_a_claim_negate_it():
+    """The main clause restated in other words keeps its marker; restating the negated part loses it."""
+    lms = [Source(1, "p-nester", "Nester", "Language Models (LMs) are used for type inference. We present Nester, the first "
+                  "neuro-symbolic approach that enhances LMs for type inference without increasing model size.")]
+    assert _kept("Nester is a neuro-symbolic approach that enhances language models for type inference [1].", lms)
+    assert not _kept("Nester enhances LMs for type inference by increasing model size [1].", lms)
+
+
 def test_an_invented_detail_loses_its_marker():
     assert not _kept("Nester outperforms HiTyper by 18.3% on ImageNet [1].")
     assert not _kept("Nester outperforms GPT-4 on ManyTypes4Py [1].")

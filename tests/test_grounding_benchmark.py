@@ -97,7 +97,7 @@ def bench(tmp_path_factory: pytest.TempPathFactory):
     cases = [c for c in grounding.load_cases() if c["paper"] in {"icml2024-poster-34319", "icml2024-poster-35153"}]
     tmp: Path = tmp_path_factory.mktemp("gbench")
     needed, _ = grounding.write_corpus(cases, grounding.load_corpus(), tmp / "papers.jsonl", distractors=10)
-    settings = Settings(data_dir=tmp / "store", collection="gbench", engine="openai")
+    settings = Settings(data_dir=tmp / "store", collection="gbench", engine="openai", quotes_under_summary=False)
     ingest([tmp / "papers.jsonl"], settings, progress=False)
     with ScriptedOpenAI() as server:
         assistant = Assistant(settings, engine="openai", openai_base_url=server.base_url, openai_model="scripted",

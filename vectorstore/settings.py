@@ -57,6 +57,8 @@ class Settings(BaseSettings):
     openai_model: str = Field(default="gpt-4o-mini")
     openai_api_key: str | None = Field(default=None, description="Falls back to OPENAI_API_KEY.")
     request_timeout: float = Field(default=60.0, gt=0, description="Seconds before an LLM request is abandoned.")
+    quotes_under_summary: bool = Field(default=True, description="LLM engines: after the model's verified sentences, show the "
+                                                                  "abstract sentences it condensed (no selected fact is lost).")
 
     @property
     def chroma_dir(self) -> Path:

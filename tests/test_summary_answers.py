@@ -1,0 +1,70 @@
+"""LLM answers: the model's verified sentences, then the abstract sentences it condensed (``quotes_under_summary``).
+
+Through the real ``openai`` engine against the scripted OpenAI-compatible server on loopback, real embedded
+Chroma and the packaged embedding model.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from assistant import Assistant
+from assistant.core import QUOTES, UNVERIFIED
+from benchmarks.scripted_openai import ScriptedOpenAI
+from conftest import make_settings
+from vectorstore.settings import Settings
+
+NESTER = "Dataflow-Guided Neuro-Symbolic Language Models for Type Inference"
+
+
+@pytest.fixture(scope="module")
+def seeded(tmp_path_factory: pytest.TempPathFactory, seed_jsonl: Path, request: pytest.FixtureRequest) -> Settings:
+    from ingest import ingest
+
+    settings = make_settings("embedded", tmp_path_factory.mktemp("summary"), request, "summary")
+    ingest([seed_jsonl], settings, progress=False)
+    return settings
+
+
+@pytest.fixture(scope="module")
+def llm() -> Iterator[ScriptedOpenAI]:
+    with ScriptedOpenAI() as server:
+        yield server
+
+
+def _assistant(seeded: Settings, llm: ScriptedOpenAI, **overrides: object) -> Assistant:
+    return Assistant(seeded.with_overrides(engine="openai", openai_base_url=llm.base_url, openai_model="scripted", **overrides),
+                     auto_ingest=False)
+
+
+def _abstract(seed_jsonl: Path, paper_id: str) -> str:
+    import json
+
+    return next(json.loads(line)["abstract"] for line in seed_jsonl.read_text().splitlines() if paper_id in line)
+
+
+def test_a_verified_summary_comes_first_then_the_quotes_it_condensed(seeded: Settings, llm: ScriptedOpenAI, seed_jsonl: Path) -> None:
+    llm.script("Nester is a neuro-symbolic approach that enhances language models for type inference [{A}].", A=NESTER)
+    answer = _assistant(seeded, llm).ask("What is Nester?")
+    summary, _, quotes = answer.text.partition(QUOTES)
+    assert summary.startswith("Nester is a neuro-symbolic approach") and summary.rstrip().endswith("[1].")
+    assert quotes.startswith("- **" + NESTER) and "[1]" in quotes
+    assert not answer.fallback and [c.number for c in answer.citations] == [1]
+    citation = answer.citations[0]
+    assert citation.paper_id == "icml2025-44081" and citation.quote in _abstract(seed_jsonl, citation.paper_id)
+
+
+def test_an_unverifiable_summary_falls_back_to_the_quotes(seeded: Settings, llm: ScriptedOpenAI) -> None:
+    llm.script("Nester needs 64 GPUs and a 70B teacher model [{A}].", A=NESTER)
+    answer = _assistant(seeded, llm).ask("What is Nester?")
+    assert answer.fallback and answer.text.startswith(UNVERIFIED) and QUOTES not in answer.text
+    assert "64 GPUs" not in answer.text and answer.citations
+
+
+def test_quotes_can_be_switched_off(seeded: Settings, llm: ScriptedOpenAI) -> None:
+    llm.script("Nester is a neuro-symbolic approach that enhances language models for type inference [{A}].", A=NESTER)
+    answer = _assistant(seeded, llm, quotes_under_summary=False).ask("What is Nester?")
+    assert QUOTES not in answer.text and answer.text.startswith("Nester is a neuro-symbolic approach") and not answer.fallback
