@@ -20,6 +20,7 @@ import hmac
 import json
 import logging
 import posixpath
+import threading
 import warnings
 from typing import Any, AsyncIterator, Callable
 
@@ -35,6 +36,7 @@ log = logging.getLogger("paperchat.mcp")
 TOOLS = ("ask", "search", "related", "paper")
 MCP_PATH = "/gradio_api/mcp"
 MAX_K = 50
+ANSWERS_AT_ONCE = 2  # as the browser chat's concurrency limit
 
 
 class ToolError(Exception):
@@ -79,6 +81,7 @@ def _call(tool: str, fn: Callable[[], Any]) -> str:
 
 def add_tools(assistant: Assistant) -> None:
     """Register the four tools as ``gr.api`` endpoints of the Blocks being built (call inside ``with gr.Blocks()``)."""
+    answering = threading.BoundedSemaphore(ANSWERS_AT_ONCE)  # unqueued, so the limit the chat's queue gives is kept here
 
     def known_paper(paper_id: str) -> Any:
         found = assistant.paper(str(paper_id or "").strip())
@@ -102,7 +105,8 @@ def add_tools(assistant: Assistant) -> None:
         def run() -> dict[str, Any]:
             filters = _filters(venue, year, author)
             assistant.check_filters(filters)
-            answer = assistant.ask(question, history or [], filters=filters)
+            with answering:
+                answer = assistant.ask(question, history or [], filters=filters)
             if answer.error:
                 raise ToolError(f"question: {answer.error}" if answer.error == "empty question" else answer.error)
             return answer.to_dict()
