@@ -25,6 +25,7 @@ from urllib.parse import urlparse
 import gradio as gr
 
 from assistant import Answer, Assistant, Citation, Hit
+from ui.mcp import add_tools, launch_options
 from vectorstore.errors import InputError, PaperchatError
 from vectorstore.settings import Settings
 
@@ -331,8 +332,8 @@ class _Handlers:
             return None
 
 
-def create_app(assistant: Assistant) -> gr.Blocks:
-    """Build the chat app for ``assistant`` (not launched; see ``serve``)."""
+def create_app(assistant: Assistant, mcp: bool = False) -> gr.Blocks:
+    """Build the chat app for ``assistant`` (not launched; see ``serve``); ``mcp``: add the MCP tool endpoints (``ui.mcp``)."""
     h = _Handlers(assistant)
     with gr.Blocks(title="paperchat", analytics_enabled=False, fill_width=False) as demo:
         header = gr.Markdown(h.header(), elem_id="pc-header", label="header")
@@ -391,6 +392,8 @@ def create_app(assistant: Assistant) -> gr.Blocks:
         api_answer = gr.JSON(visible=False, label="answer")
         api_message.submit(h.chat_api, [api_message, api_history, api_state], [api_answer, api_state],
                            api_name="chat", concurrency_id="answer", concurrency_limit=2)
+        if mcp:
+            add_tools(assistant)
     return demo
 
 
@@ -418,16 +421,18 @@ def _sigterm_to_interrupt() -> None:
 
 
 def serve(settings: Settings | None = None, host: str = "127.0.0.1", port: int = 7860,
-          auth: str | tuple[str, str] | None = None, share: bool = False) -> int:
+          auth: str | tuple[str, str] | None = None, share: bool = False, mcp: bool = False) -> int:
     """Run the browser chat until interrupted; returns the exit code.
 
     Builds the Assistant (ingesting the bundled corpus into an empty store), then serves on
     ``host:port``. Nothing calls the network: no analytics, no share link unless ``share``.
+    ``mcp``: also serve the MCP tools at ``/gradio_api/mcp/`` (``ui.mcp``), behind ``auth`` too.
     """
     credentials = parse_auth(auth)
     announce = lambda msg: print(msg, file=sys.stderr, flush=True)  # noqa: E731
     assistant = Assistant(settings or Settings(), announce=announce)
-    app = create_app(assistant)
+    app = create_app(assistant, mcp=mcp)
+    mcp_options = launch_options(app, credentials) if mcp else {"mcp_server": False}
     if host not in ("127.0.0.1", "localhost", "::1") and credentials is None:
         announce(f"warning: serving on {host} without --auth: anyone who can reach this port can use the chat and upload papers")
     _sigterm_to_interrupt()
@@ -435,9 +440,9 @@ def serve(settings: Settings | None = None, host: str = "127.0.0.1", port: int =
     try:
         app.launch(
             server_name=host, server_port=port, auth=credentials, share=share, inbrowser=False,
-            prevent_thread_lock=True, show_error=False, quiet=False, ssr_mode=False, mcp_server=False, pwa=False,
+            prevent_thread_lock=True, show_error=False, quiet=False, ssr_mode=False, pwa=False,
             enable_monitoring=False, run_history=False, footer_links=["api", "settings"],
-            max_file_size="50mb", auth_message="paperchat: log in with the --auth credentials",
+            max_file_size="50mb", auth_message="paperchat: log in with the --auth credentials", **mcp_options,
         )
     except OSError as exc:
         app.close()

@@ -47,6 +47,7 @@ def serve_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--port", type=int, default=7860)
     parser.add_argument("--auth", metavar="USER:PASS", help="require a login for the UI and the API")
     parser.add_argument("--share", action="store_true", help="create a public Gradio share link (off by default)")
+    parser.add_argument("--mcp", action="store_true", help="also serve the MCP tools ask, search, related, paper at /gradio_api/mcp/")
 
 
 def settings_from(args: argparse.Namespace) -> Settings:
@@ -135,7 +136,7 @@ def cmd_chat(args: argparse.Namespace) -> int:
 def cmd_serve(args: argparse.Namespace) -> int:
     from ui.app import serve  # gradio loads only for this command
 
-    return serve(settings_from(args), host=args.host, port=args.port, auth=args.auth, share=args.share)
+    return serve(settings_from(args), host=args.host, port=args.port, auth=args.auth, share=args.share, mcp=args.mcp)
 
 
 def temporary_store(settings: Settings, data_dir: str) -> Settings:
