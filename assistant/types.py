@@ -83,6 +83,14 @@ class Answer(BaseModel):
     def to_dict(self) -> dict[str, Any]:
         return self.model_dump()
 
+    def removed_note(self) -> str:
+        """One line on what the verifier took out, e.g. "1 claim removed: number not in the abstract (28.3)"; "" if nothing."""
+        if not self.removed:
+            return ""
+        reasons = list(dict.fromkeys(r.reason for r in self.removed))
+        n = len(self.removed)
+        return f"{n} claim{'s' if n != 1 else ''} removed: " + "; ".join(reasons[:3]) + ("; …" if len(reasons) > 3 else "")
+
     def to_bibtex(self) -> str:
         """The cited papers as BibTeX ``@inproceedings`` entries (unique keys, venue and year, special characters escaped)."""
         from assistant.export import to_bibtex

@@ -68,3 +68,16 @@ def test_quotes_can_be_switched_off(seeded: Settings, llm: ScriptedOpenAI) -> No
     llm.script("Nester is a neuro-symbolic approach that enhances language models for type inference [{A}].", A=NESTER)
     answer = _assistant(seeded, llm, quotes_under_summary=False).ask("What is Nester?")
     assert QUOTES not in answer.text and answer.text.startswith("Nester is a neuro-symbolic approach") and not answer.fallback
+
+
+def test_removed_claims_are_listed_in_the_answer_the_page_and_the_terminal(seeded: Settings, llm: ScriptedOpenAI) -> None:
+    from ui.app import answer_html
+    from ui.cli import render
+
+    llm.script("Nester is a neuro-symbolic approach that enhances language models for type inference [{A}]. "
+               "Nester outperforms HiTyper by 28.3% on ManyTypes4Py [{A}].", A=NESTER)
+    answer = _assistant(seeded, llm).ask("What is Nester?")
+    assert [(r.marker, r.paper_id) for r in answer.removed] == [(1, "icml2025-44081")] and "28.3%" not in answer.text.partition(QUOTES)[0]
+    note = answer.removed_note()
+    assert note.startswith("1 claim removed: number not in the abstract (28.3)")
+    assert note in answer_html(answer, {}) and f"[{note}]" in render(answer)

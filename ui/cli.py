@@ -71,6 +71,8 @@ def render(answer: Answer) -> str:
         for c in answer.citations:
             lines.append(f"[{c.number}] {printable(c.title)} {printable(c.url)}".rstrip())
             lines.append(f'    "{printable(c.quote)}"')
+    if answer.removed:
+        lines.append(f"\n[{printable(answer.removed_note())}]")
     lines.append(f"\n[engine: {printable(answer.engine)}]")
     return "\n".join(lines)
 
