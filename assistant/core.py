@@ -19,7 +19,7 @@ from assistant.abstention import AbstentionPolicy, abstain_text, term_coverage
 from assistant.conversation import Candidates, candidates
 from assistant.engines import Engine, ExtractiveEngine, make_engine
 from assistant.evidence import Evidence, select_evidence
-from assistant.filters import CatalogCache, Filters, listing, topicless
+from assistant.filters import LISTING_ENGINE, CatalogCache, Filters, listing, topicless
 from assistant.grounding import verify
 from assistant.selection import LIST_DEPTH, Shape, near_miss_text, question_shape, render, select, unanswered
 from assistant.related import related as find_related
@@ -27,7 +27,7 @@ from assistant.retrieval import FusionConfig, HybridRetriever
 from assistant.types import Answer, Citation, Hit, Removed
 from ingest.pipeline import IngestReport, ensure_corpus, ingest
 from vectorstore.embeddings import Embedder
-from vectorstore.errors import InputError, PaperchatError
+from vectorstore.errors import PaperchatError
 from vectorstore.keyword import KeywordIndex, query_terms
 from vectorstore.settings import Settings
 from vectorstore.store import PaperStore, StoredPaper
@@ -151,7 +151,12 @@ class Assistant:
 
     def check_filters(self, filters: Filters | Mapping[str, Any] | None) -> set[str] | None:
         """The ids of the papers passing ``filters`` (None: unfiltered); ``InputError`` for unknown values."""
-        return self._catalog.get().resolve(_filters(filters))
+        return self._catalog.get().resolve(Filters.parse(filters))
+
+    def filter_values(self, max_authors: int | None = None) -> dict[str, list[Any]]:
+        """The values the stored papers have, for filter pick lists: ``{"venue": [names], "year": [years],
+        "author": [names, most papers first]}`` (at most ``max_authors`` authors)."""
+        return self._catalog.get().values(max_authors)
 
     def paper(self, paper_id: str) -> StoredPaper | None:
         """The stored paper with its full abstract, or None."""
@@ -177,7 +182,9 @@ class Assistant:
         """Answer ``question`` (with earlier ``history`` messages, oldest first).
 
         ``filters`` (``venue``, ``year``, ``author``) and filters stated in the question ("ICML 2024 papers
-        on ...") restrict the papers searched; ``Answer.filters`` lists the ones applied.
+        on ...") restrict the papers searched; given ones win, and one given as ``None`` is switched off
+        (``{"year": None}``: any year, whatever the question says). ``Answer.filters`` lists the ones applied;
+        a bad or unknown value is reported in ``Answer.error``.
         """
         answer: Answer | None = None
         for item in self.stream(question, history, filters):
@@ -206,25 +213,29 @@ class Assistant:
         started = time.perf_counter()
         turn = _Turn(question=clean_question(question))
         if turn.question:
-            yield from self._answer(turn, history, _filters(filters))
+            yield from self._answer(turn, history, filters)
         else:
             turn.text, turn.error = "Please type a question about the papers.", "empty question"
         turn.timings["total"] = time.perf_counter() - started
         yield "answer", turn.answer()
 
-    def _answer(self, turn: _Turn, history: Sequence[Mapping[str, Any]] | None, filters: Filters) -> Iterator[tuple[str, Any]]:
+    def _answer(self, turn: _Turn, history: Sequence[Mapping[str, Any]] | None,
+                given: Filters | Mapping[str, Any] | None) -> Iterator[tuple[str, Any]]:
         """The stages of one answer; each fills ``turn`` and may end it early (abstention, an error)."""
         timings = turn.timings
         try:
+            filters = Filters.parse(given)
             catalog = self._catalog.get()
             stated, rest = catalog.from_question(turn.question)
-            turn.filters = Filters(**{**stated.active(), **filters.active()})  # explicit filters win
+            if stated.active().keys() <= filters.off:  # every stated filter switched off: the question is searched as typed
+                stated, rest = Filters(), turn.question
+            turn.filters = filters.over(stated)  # given filters win, switched-off ones are dropped
             allowed = catalog.resolve(turn.filters)
         except PaperchatError as exc:
             turn.fail(str(exc))
             return
         if stated and topicless(rest) and allowed is not None:  # "what has Yao Wan published here?": list them
-            turn.query, turn.engine = rest, "filters (list)"
+            turn.query, turn.engine = rest, LISTING_ENGINE
             turn.hits = self.retriever.search(rest or turn.question, min(len(allowed), LIST_LIMIT), allowed=allowed)
             yield "hits", turn.hits
             turn.text = listing(turn.filters, [(h.title, h.venue, h.url) for h in turn.hits])
@@ -356,18 +367,6 @@ def complete_sentences(text: str) -> str:
 def clean_question(text: str) -> str:
     """A question as searched: printable, whitespace collapsed, at most ``MAX_QUESTION_CHARS``."""
     return " ".join(printable(str(text or "")).split())[:MAX_QUESTION_CHARS]
-
-
-def _filters(filters: Filters | Mapping[str, Any] | None) -> Filters:
-    if filters is None:
-        return Filters()
-    if isinstance(filters, Filters):
-        return filters
-    try:
-        return Filters(**{k: v for k, v in filters.items() if v not in (None, "")})
-    except ValueError as exc:
-        raise InputError(f"bad filter: {exc.errors()[0]['msg'] if hasattr(exc, 'errors') else exc}",
-                         "filters are venue, year (a number) and author") from None
 
 
 def _history(history: Sequence[Mapping[str, Any]] | None) -> list[dict[str, str]]:

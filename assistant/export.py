@@ -1,4 +1,5 @@
-"""Export the papers an answer cites as BibTeX or CSV (``Answer.to_bibtex()``, ``Answer.to_csv()``)."""
+"""Export what answers cite: BibTeX or CSV of the papers (``Answer.to_bibtex()``, ``to_bibtex(references(answers))``)
+and a conversation as Markdown with its references (``conversation_markdown``)."""
 
 from __future__ import annotations
 
@@ -6,8 +7,9 @@ import csv
 import io
 import re
 from typing import Protocol, Sequence
+from urllib.parse import quote, urlparse
 
-from assistant.filters import fold, venue_name, year_of
+from assistant.filters import LISTING_ENGINE, fold, venue_name, year_of
 
 
 class PaperRef(Protocol):
@@ -18,6 +20,25 @@ class PaperRef(Protocol):
     url: str
     authors: list[str]
     venue: str
+
+
+class AnswerRef(Protocol):
+    """What export reads of an answer (``assistant.types.Answer``)."""
+
+    question: str
+    text: str
+    query: str
+    engine: str
+    error: str | None
+
+    @property
+    def citations(self) -> Sequence[PaperRef]: ...
+
+    @property
+    def hits(self) -> Sequence[PaperRef]: ...
+
+    @property
+    def filters(self) -> dict[str, str | int]: ...
 
 # LaTeX's special characters, escaped so any BibTeX parser and LaTeX read the text back as written
 _LATEX = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
@@ -81,3 +102,68 @@ def to_csv(papers: Sequence[PaperRef]) -> str:
 def _distinct(papers: Sequence[PaperRef]) -> list[PaperRef]:
     seen: set[str] = set()
     return [p for p in papers if not (p.paper_id in seen or seen.add(p.paper_id))]  # type: ignore[func-returns-value]
+
+
+# -- several answers ------------------------------------------------------------------------------------------
+def answer_papers(answer: AnswerRef) -> list[PaperRef]:
+    """The papers an answer refers to: its citations, or for a question naming only filters the papers it lists."""
+    if answer.citations:
+        return list(answer.citations)
+    if answer.engine == LISTING_ENGINE and not answer.error:
+        return list(answer.hits)
+    return []
+
+
+def references(answers: Sequence[AnswerRef]) -> list[PaperRef]:
+    """Every paper the answers refer to, once each, in order of first appearance (for ``to_bibtex``/``to_csv``)."""
+    return _distinct([p for answer in answers for p in answer_papers(answer)])
+
+
+_MD_SPECIAL = re.compile(r"[\\`*_\[\]<>]")
+_MD_TEXT_SPECIAL = re.compile(r"\[(\d+)\]|[\\`<>\[\]]")
+
+
+def md_escape(text: str) -> str:
+    """Paper metadata as inert one-line Markdown: what could start a link, image, HTML, code or emphasis is escaped."""
+    return _MD_SPECIAL.sub(lambda m: "\\" + m.group(0), " ".join(str(text or "").split()))
+
+
+def md_answer(text: str) -> str:
+    """An answer's Markdown as written (bold, bullets), but with no link, image or HTML: ``[n]`` markers kept."""
+    return _MD_TEXT_SPECIAL.sub(lambda m: m.group(0) if m.group(1) else "\\" + m.group(0), str(text or ""))
+
+
+def _md_url(url: str) -> str:
+    """An http(s) URL as a Markdown autolink; anything else is dropped."""
+    if urlparse(url or "").scheme not in ("http", "https"):
+        return ""
+    return "<" + quote(url, safe=":/?#[]@!$&'()*+,;=%~") + ">"
+
+
+def _md_reference(number: int, paper: PaperRef) -> str:
+    names = ", ".join(paper.authors[:6]) + (" et al." if len(paper.authors) > 6 else "")
+    meta = " · ".join(md_escape(part) for part in (names, paper.venue) if part)
+    line = f"- [{number}] **{md_escape(paper.title)}**" + (f" — {meta}" if meta else "")
+    url = _md_url(paper.url)
+    line += f" {url}" if url else ""
+    quote_text = getattr(paper, "quote", "")
+    return line + (f"\n  > {md_escape(quote_text)}" if quote_text else "")
+
+
+def conversation_markdown(answers: Sequence[AnswerRef], title: str = "paperchat conversation") -> str:
+    """The conversation as Markdown: each question, its answer, the filters applied, and its references
+    (numbered as the answer's ``[n]`` markers, with title, authors, venue, link and the quoted sentence)."""
+    parts = [f"# {md_escape(title)}", ""]
+    for turn, answer in enumerate(answers, 1):
+        parts += [f"## {turn}. {md_escape(answer.question)}", ""]
+        if answer.query and answer.query != answer.question:
+            parts += [f"_Searched for: {md_escape(answer.query)}_", ""]
+        if answer.filters:
+            parts += [f"_Filters: {md_escape(', '.join(f'{k}={v}' for k, v in answer.filters.items()))}_", ""]
+        parts += [md_answer(answer.text).strip(), ""]
+        papers = answer_papers(answer)
+        if papers:
+            parts += ["References:", ""]
+            parts += [_md_reference(getattr(p, "number", i), p) for i, p in enumerate(papers, 1)]
+            parts.append("")
+    return "\n".join(parts).rstrip() + "\n"

@@ -11,9 +11,11 @@ from __future__ import annotations
 import re
 import threading
 import unicodedata
+from collections import Counter
 from dataclasses import dataclass, field
+from typing import Any, Literal, Mapping
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from vectorstore.errors import InputError
 from vectorstore.store import PaperStore
@@ -22,17 +24,60 @@ YEAR = re.compile(r"\b(19[5-9]\d|20\d\d)\b")
 MIN_YEAR, MAX_YEAR = 1950, 2100
 
 
+FILTER_NAMES = ("venue", "year", "author")
+FilterName = Literal["venue", "year", "author"]
+LISTING_ENGINE = "filters (list)"  # Answer.engine of a question naming only filters: its papers are the hits, uncited
+
+
 class Filters(BaseModel):
-    """Applied filters; ``None`` means not filtered on. ``venue`` is matched without its year ("ICML" or "ICML 2024")."""
+    """Applied filters; ``None`` means not filtered on. ``venue`` is matched without its year ("ICML" or "ICML 2024").
+
+    ``off`` names filters switched off: not applied even when the question states them ("ICML 2024 papers
+    on diffusion" asked with ``off={"year"}`` searches all ICML papers).
+    """
 
     model_config = ConfigDict(extra="forbid")
 
     venue: str | None = None
     year: int | None = None
     author: str | None = None
+    off: frozenset[FilterName] = frozenset()
+
+    @model_validator(mode="after")
+    def _set_or_off(self) -> "Filters":
+        both = sorted(name for name in self.off if getattr(self, name) is not None)
+        if both:
+            raise ValueError(f"{', '.join(both)} is both given and switched off")
+        return self
+
+    @classmethod
+    def parse(cls, filters: "Filters | Mapping[str, Any] | None") -> "Filters":
+        """``Filters`` from a mapping: a value filters, ``None`` switches the filter off, ``""`` (or no key) leaves it unset.
+
+        ``{"venue": "ICML", "year": None}``: ICML papers of any year, even if the question says "2024".
+        Bad names or values raise ``InputError`` naming the fields.
+        """
+        if filters is None:
+            return cls()
+        if isinstance(filters, Filters):
+            return filters
+        unknown = sorted(str(k) for k in filters if k not in FILTER_NAMES)
+        if unknown:
+            raise InputError(f"unknown filter {', '.join(unknown)}", "filters are venue, year and author")
+        values = {k: v for k, v in filters.items() if v is not None and v != ""}
+        try:
+            return cls(**values, off=frozenset(k for k, v in filters.items() if v is None))
+        except ValidationError as exc:
+            raise InputError(f"bad filter: {exc.errors()[0]['msg']}", "filters are venue, year (a number) and author") from None
 
     def active(self) -> dict[str, str | int]:
-        return {k: v for k, v in self.model_dump().items() if v is not None}
+        """The filters applied, by name (``off`` ones are not)."""
+        return {k: v for k, v in self.model_dump(exclude={"off"}).items() if v is not None}
+
+    def over(self, stated: "Filters") -> "Filters":
+        """These filters applied over ``stated`` (read from the question): given values win, ``off`` ones are dropped."""
+        kept = {k: v for k, v in stated.active().items() if k not in self.off}
+        return Filters(**{**kept, **self.active()})
 
     def __bool__(self) -> bool:
         return bool(self.active())
@@ -113,6 +158,12 @@ class Catalog:
 
     def authors(self) -> set[str]:
         return {a for e in self.entries for a in e.authors}
+
+    def values(self, max_authors: int | None = None) -> dict[str, list[Any]]:
+        """Filter values for pick lists: venue names, years, and authors (most papers first, then by name)."""
+        counts = Counter(a for e in self.entries for a in dict.fromkeys(e.authors))
+        authors = sorted(counts, key=lambda a: (-counts[a], fold(a), a))
+        return {"venue": self.venues(), "year": self.years(), "author": authors[:max_authors]}
 
     def resolve(self, filters: Filters) -> set[str] | None:
         """Paper ids passing ``filters`` (None: no filter). Unknown values raise ``InputError`` naming what exists."""

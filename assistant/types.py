@@ -92,13 +92,14 @@ class Answer(BaseModel):
         return f"{n} claim{'s' if n != 1 else ''} removed: " + "; ".join(reasons[:3]) + ("; …" if len(reasons) > 3 else "")
 
     def to_bibtex(self) -> str:
-        """The cited papers as BibTeX ``@inproceedings`` entries (unique keys, venue and year, special characters escaped)."""
-        from assistant.export import to_bibtex
+        """The cited papers (a filter listing's papers) as BibTeX ``@inproceedings`` entries (unique keys, venue and year,
+        special characters escaped)."""
+        from assistant.export import answer_papers, to_bibtex
 
-        return to_bibtex(self.citations)
+        return to_bibtex(answer_papers(self))
 
     def to_csv(self) -> str:
-        """The cited papers as CSV: key, paper_id, title, authors, venue, year, url."""
-        from assistant.export import to_csv
+        """The cited papers (a filter listing's papers) as CSV: key, paper_id, title, authors, venue, year, url."""
+        from assistant.export import answer_papers, to_csv
 
-        return to_csv(self.citations)
+        return to_csv(answer_papers(self))

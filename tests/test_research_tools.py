@@ -9,7 +9,7 @@ from typing import Callable
 import pytest
 
 from assistant import Assistant
-from assistant.filters import Catalog, Filters, author_matches, fold
+from assistant.filters import LISTING_ENGINE, Catalog, Filters, author_matches, fold
 from conftest import CliResult, cli_store_args, make_settings
 from vectorstore.errors import InputError
 from vectorstore.settings import Settings
@@ -121,6 +121,73 @@ def test_explicit_filters_on_ask(assistant: Assistant) -> None:
 def test_catalog_values_come_from_the_store(mixed: Settings) -> None:
     catalog = Catalog.of(Assistant(mixed, engine="extractive", auto_ingest=False).store)
     assert catalog.venues() == ["AISTATS", "ICML", "UAI"] and catalog.years() == [2024, 2025]
+
+
+def test_filter_values_for_pick_lists(assistant: Assistant) -> None:
+    values = assistant.filter_values(3)
+    assert values["venue"] == ["AISTATS", "ICML", "UAI"] and values["year"] == [2024, 2025]
+    assert values["author"][0] == "Yao Wan" and len(values["author"]) == 3  # the only author with two papers here
+    assert len(assistant.filter_values()["author"]) > 100
+
+
+def test_a_filter_given_as_none_is_switched_off() -> None:
+    parsed = Filters.parse({"venue": "ICML", "year": None, "author": ""})
+    assert parsed.active() == {"venue": "ICML"} and parsed.off == {"year"} and parsed.describe() == "venue=ICML"
+    assert parsed.over(Filters(venue="UAI", year=2024, author="Yao Wan")) == Filters(venue="ICML", author="Yao Wan")
+    with pytest.raises(InputError, match="unknown filter colour; filters are venue, year and author"):
+        Filters.parse({"colour": "red"})
+    with pytest.raises(InputError, match="bad filter"):
+        Filters.parse({"year": "soon"})
+    with pytest.raises(ValueError, match="venue is both given and switched off"):
+        Filters(venue="ICML", off={"venue"})
+
+
+def test_a_stated_filter_switched_off_no_longer_restricts_the_answer(assistant: Assistant) -> None:
+    question = "ICML 2024 papers on diffusion"
+    no_year = assistant.ask(question, filters={"year": None})
+    assert no_year.filters == {"venue": "ICML"} and no_year.error is None
+    assert {h.venue for h in no_year.hits} == {"ICML 2024", "ICML 2025"}  # the question's "2024" is not applied
+    unfiltered = assistant.ask(question, filters={"venue": None, "year": None})
+    assert unfiltered.filters == {} and "AISTATS 2025" in {h.venue for h in unfiltered.hits}
+    assert unfiltered.query == question  # every stated filter off: searched as typed
+    anyone = assistant.ask("What has Yao Wan published here?", filters={"author": None})
+    assert anyone.filters == {} and anyone.engine != LISTING_ENGINE  # not the author's listing any more
+    assert assistant.ask("x", filters={"year": "soon"}).error.startswith("bad filter")  # reported, not raised
+
+
+@pytest.fixture(scope="module")
+def server_store(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, shared: Path) -> Assistant:
+    """A small mixed store (ICML 2025 seed, ICML 2024, AISTATS 2025) on a `chroma run` server."""
+    from ingest import ingest
+
+    folder = tmp_path_factory.mktemp("mixed-server")
+    data = shared / "data"
+    icml2024 = (data / "icml2024_abstracts" / "papers.jsonl").read_text(encoding="utf-8").splitlines()
+    ml2025 = (data / "ml2025_conferences" / "papers.jsonl").read_text(encoding="utf-8").splitlines()
+    lines = (data / "icml2025_seed" / "papers.jsonl").read_text(encoding="utf-8").splitlines()
+    lines += [icml2024[i] for i in (0, 1, 19, 25)] + [ml2025[i] for i in (0, 1, 2, 3, 213)]
+    path = folder / "mixed.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    settings = make_settings("server", folder, request, "mixed-server")
+    assert settings.chroma_url
+    assert ingest([path], settings, progress=False).added == len(lines)
+    return Assistant(settings, engine="extractive", auto_ingest=False)
+
+
+def test_filters_on_a_chroma_server_store(server_store: Assistant) -> None:
+    unfiltered = server_store.search("causal graphs", 28)
+    assert {h.venue for h in unfiltered} == {"AISTATS 2025", "ICML 2024", "ICML 2025"}
+    hits = server_store.search("causal graphs", 10, filters={"venue": "AISTATS"})
+    assert len(hits) == 5 and {h.venue for h in hits} == {"AISTATS 2025"}  # the whole subset, nothing else
+    ranked = [h.paper_id for h in unfiltered if h.venue == "AISTATS 2025"]
+    assert len(ranked) >= 3 and [h.paper_id for h in hits if h.paper_id in ranked] == ranked  # in the same order
+    answer = server_store.ask("ICML 2024 papers on diffusion")
+    assert answer.filters == {"venue": "ICML", "year": 2024} and answer.citations
+    assert {h.venue for h in answer.hits} == {"ICML 2024"} and {c.venue for c in answer.citations} == {"ICML 2024"}
+    answer = server_store.ask("What is studied?", filters={"venue": "ICML", "year": 2025, "author": "y. wan"})
+    assert [h.paper_id for h in answer.hits] == ["icml2025-44081"]
+    assert server_store.ask("x", filters={"venue": "NeurIPS"}).error == (
+        "no papers from NeurIPS; venues here: AISTATS, ICML")
 
 
 def test_cli_search_and_ask_with_filters(mixed: Settings, run_cli: Callable[..., CliResult]) -> None:

@@ -58,9 +58,11 @@ class ScriptedAssistant:
         self.events = events or []
         self.fail = fail
         self.histories: list[list[dict[str, str]]] = []
+        self.asked: list[tuple[str, Any]] = []  # (question, filters) of every question
 
     def stream_events(self, question: str, history: Any = None, filters: Any = None) -> Iterator[tuple[str, Any]]:
         self.histories.append(list(history or []))
+        self.asked.append((question, filters))
         for event in self.events:
             yield event
         if self.fail is not None:
@@ -74,6 +76,14 @@ class ScriptedAssistant:
 
     def paper_count(self) -> int:
         return 1
+
+    def filter_values(self, max_authors: int | None = None) -> dict[str, list[Any]]:
+        return {"venue": ["ICML", EVIL], "year": [2024, 2025], "author": ["Yao Wan", "Ada Tester"][:max_authors]}
+
+    def related(self, paper_id: str, k: int = 5, filters: Any = None) -> list[Hit]:
+        if paper_id != "p1":
+            raise InputError(f"no paper with id {paper_id!r}", "find ids with `paperchat search QUERY`")
+        return [_hit(paper_id="p2", url="javascript:alert(1)"), _hit(paper_id="p3", title="Plain", url="https://example.org/p3")][:k]
 
     def add_papers(self, paths: Any, *, fmt: str = "auto", skip_invalid: bool = False, prune: bool = False,
                    reset: bool = False, progress: Any = False) -> Any:

@@ -20,12 +20,14 @@ import signal
 import sys
 from pathlib import Path
 from typing import Any, Iterator, Sequence
-from urllib.parse import urlparse
 
 import gradio as gr
 
 from assistant import Answer, Assistant, Citation, Hit
+from ui.markup import escape as _e
+from ui.markup import link as _link
 from ui.mcp import add_tools, launch_options
+from ui.tools import RELATED_CSS, RELATED_JS, ChatTools
 from vectorstore.errors import InputError, PaperchatError
 from vectorstore.settings import Settings
 
@@ -60,17 +62,6 @@ SOURCES_CSS = """
 
 
 # -- rendering (all untrusted text goes through _e) -------------------------------------------
-def _e(text: Any) -> str:
-    return html.escape(str(text or ""), quote=True)
-
-
-def _link(url: str, label: str) -> str:
-    """An escaped link, only for http(s) URLs (a ``javascript:`` URL becomes plain text)."""
-    if urlparse(url or "").scheme in ("http", "https"):
-        return f'<a href="{_e(url)}" target="_blank" rel="noopener noreferrer nofollow">{_e(label)}</a>'
-    return _e(label)
-
-
 def md_text(text: Any) -> str:
     """Untrusted text for a markdown component: it shows as typed and becomes no link, image or HTML.
 
@@ -104,22 +95,31 @@ def highlight(abstract: str, quote: str, start: int, end: int) -> str:
     return f"{_e(abstract[:start])}<mark>{_e(abstract[start:end])}</mark>{_e(abstract[end:])}"
 
 
-def _citation_card(citation: Citation, abstract: str | None) -> str:
+def _related_action(paper_id: str, related: str | None) -> str:
+    """The card's "Related" button (``ui/tools.py`` handles its click) and, once asked for, the related papers (HTML)."""
+    if related is None:
+        return ""
+    expanded = "true" if related else "false"
+    return (f'<button type="button" class="pc-related-btn" data-paper-id="{_e(paper_id)}" aria-expanded="{expanded}">'
+            f'{"Hide related" if related else "Related"}</button>{related}')
+
+
+def _citation_card(citation: Citation, abstract: str | None, related: str | None = None) -> str:
     body = highlight(abstract, citation.quote, citation.start, citation.end) if abstract else f"<mark>{_e(citation.quote)}</mark>"
     return (
         f'<div class="pc-card" id="pc-source-{citation.number}" data-paper-id="{_e(citation.paper_id)}">'
         f'<div class="pc-head"><span class="pc-num">[{citation.number}]</span>{_link(citation.url, citation.title)}</div>'
         f'<div class="pc-meta">{_meta_line(citation.authors, citation.venue)}</div>'
-        f'<div class="pc-abstract">{body}</div></div>'
+        f'<div class="pc-abstract">{body}</div>{_related_action(citation.paper_id, related)}</div>'
     )
 
 
-def _hit_card(hit: Hit, number: int | None) -> str:
+def _hit_card(hit: Hit, number: int | None, related: str | None = None) -> str:
     num = f'<span class="pc-num">[{number}]</span>' if number is not None else ""
     best = f'<div class="pc-best">“{_e(hit.text)}”</div>' if hit.text else ""
     return (
         f'<div class="pc-card" data-paper-id="{_e(hit.paper_id)}"><div class="pc-head">{num}{_link(hit.url, hit.title)}</div>'
-        f'<div class="pc-meta">{_meta_line(hit.authors, hit.venue)}</div>{best}</div>'
+        f'<div class="pc-meta">{_meta_line(hit.authors, hit.venue)}</div>{best}{_related_action(hit.paper_id, related)}</div>'
     )
 
 
@@ -138,16 +138,20 @@ def hits_html(hits: Sequence[Hit], k: int) -> str:
             f'writing the answer…</div>{cards}</div>')
 
 
-def answer_html(answer: Answer, abstracts: dict[str, str]) -> str:
-    """The sources panel for a finished answer: cited papers with the quote highlighted in the abstract."""
+def answer_html(answer: Answer, abstracts: dict[str, str], related: dict[str, str] | None = None) -> str:
+    """The sources panel for a finished answer: cited papers with the quote highlighted in the abstract.
+
+    Each card has a "Related" button; ``related`` maps a paper id to its related papers' HTML, shown in its card.
+    """
+    related = related or {}
     parts = ['<div class="pc-sources">', _searched(answer.question, answer.query)]
     if answer.error:
         parts.append(f'<div class="pc-note pc-warn">No answer: {_e(answer.error)}</div>')
     elif answer.abstained:
         parts.append('<div class="pc-note pc-warn">No answer: the indexed papers do not cover this question. Nearest papers:</div>')
-        parts.extend(_hit_card(h, None) for h in answer.hits[:5])
+        parts.extend(_hit_card(h, None, related.get(h.paper_id, "")) for h in answer.hits[:5])
     elif answer.citations:
-        parts.extend(_citation_card(c, abstracts.get(c.paper_id)) for c in answer.citations)
+        parts.extend(_citation_card(c, abstracts.get(c.paper_id), related.get(c.paper_id, "")) for c in answer.citations)
     else:
         parts.append('<div class="pc-note pc-warn">No verified citation: this answer is not grounded in the indexed abstracts.</div>')
     if answer.removed:  # what the verifier took out of the engine's text, and why
@@ -239,30 +243,41 @@ class _Handlers:
             abstracts = {}
         return body, answer_html(answer, abstracts)
 
-    def respond(self, message: str, chat: list[dict[str, Any]] | None, history: list[dict[str, str]] | None) -> Iterator[tuple[Any, ...]]:
-        """Stream one answer into the chat: (textbox, chat, sources, history) per update.
+    def sources(self, answer: Answer, related: dict[str, str] | None = None) -> str:
+        """The sources panel of a finished answer; ``related`` (paper id -> HTML) is shown in those papers' cards."""
+        try:
+            abstracts = self._abstracts(answer)
+        except Exception:  # noqa: BLE001 - show the quotes alone
+            log.exception("reading abstracts for the sources panel failed")
+            abstracts = {}
+        return answer_html(answer, abstracts, related)
+
+    def respond(self, message: str, chat: list[dict[str, Any]] | None, history: list[dict[str, str]] | None,
+                filters: dict[str, Any] | None = None) -> Iterator[tuple[Any, ...]]:
+        """Stream one answer into the chat: (textbox, chat, sources, history, answer) per update.
 
         The retrieved papers fill the sources panel as soon as retrieval is done; the text
-        follows as it is produced; the final update shows the verified citations.
+        follows as it is produced; the final update shows the verified citations and carries the
+        ``Answer`` (``gr.skip()`` before). ``filters`` go to ``Assistant.stream_events``.
         """
         question = (message or "").strip()
         chat = list(chat or [])
         history = list(history or [])
         if not question:
-            yield gr.skip(), gr.skip(), gr.skip(), gr.skip()
+            yield gr.skip(), gr.skip(), gr.skip(), gr.skip(), gr.skip()
             return
         chat += [{"role": "user", "content": md_text(question)}, {"role": "assistant", "content": "…"}]
-        yield "", chat, '<div class="pc-empty">Searching the papers…</div>', gr.skip()
+        yield "", chat, '<div class="pc-empty">Searching the papers…</div>', gr.skip(), gr.skip()
         text = ""
         answer: Answer | None = None
         try:
-            for kind, payload in self.assistant.stream_events(question, history):
+            for kind, payload in self.assistant.stream_events(question, history, filters):
                 if kind == "hits":
-                    yield gr.skip(), gr.skip(), hits_html(payload, self.assistant.k), gr.skip()
+                    yield gr.skip(), gr.skip(), hits_html(payload, self.assistant.k), gr.skip(), gr.skip()
                 elif kind == "delta":
                     text += payload
                     chat[-1] = {"role": "assistant", "content": chat_text(text) + " ▌"}
-                    yield gr.skip(), chat, gr.skip(), gr.skip()
+                    yield gr.skip(), chat, gr.skip(), gr.skip(), gr.skip()
                 elif kind == "answer":
                     answer = payload
         except Exception as exc:  # noqa: BLE001 - any failure becomes a chat message
@@ -274,7 +289,7 @@ class _Handlers:
         chat[-1] = {"role": "assistant", "content": body}
         if not answer.error:
             history += [{"role": "user", "content": question}, {"role": "assistant", "content": answer.text}]
-        yield gr.skip(), chat, sources, history
+        yield gr.skip(), chat, sources, history, answer
 
     def chat_api(self, message: str, history: list[dict[str, str]] | None = None,
                  state: list[dict[str, str]] | None = None) -> tuple[dict[str, Any], list[dict[str, str]]]:
@@ -337,27 +352,32 @@ class _Handlers:
 def create_app(assistant: Assistant, mcp: bool = False) -> gr.Blocks:
     """Build the chat app for ``assistant`` (not launched; see ``serve``); ``mcp``: add the MCP tool endpoints (``ui.mcp``)."""
     h = _Handlers(assistant)
+    tools = ChatTools(h)
     with gr.Blocks(title="paperchat", analytics_enabled=False, fill_width=False) as demo:
         header = gr.Markdown(h.header(), elem_id="pc-header", label="header")
         history = gr.State([])
+        answers, asked = gr.State([]), gr.State({})  # the conversation's Answers; the filters the last question was asked with
         with gr.Tabs(elem_id="pc-tabs"):
             with gr.Tab("Chat", id="chat", elem_id="pc-tab-chat"):
                 with gr.Row(equal_height=False):
                     with gr.Column(scale=3, min_width=380):
+                        tools.controls()
                         chat = gr.Chatbot(
                             label="Chat", show_label=False, elem_id="pc-chat", height=560, sanitize_html=True, allow_tags=False,
                             render_markdown=True, latex_delimiters=[], feedback_options=None, buttons=["copy"],
                             placeholder="Ask about the indexed papers. Answers quote the abstracts and cite them as [1], [2], …",
                             examples=[{"text": q} for q in EXAMPLES],
                         )
+                        tools.chips()
                         with gr.Row():
                             question = gr.Textbox(placeholder="Ask a question about the papers…", show_label=False,
                                                   elem_id="pc-question", scale=5, max_lines=4, autofocus=True)
                             ask = gr.Button("Ask", variant="primary", elem_id="pc-ask", scale=1, min_width=80)
                         clear = gr.Button("New conversation", variant="secondary", elem_id="pc-clear", size="sm")
+                        tools.downloads()
                     with gr.Column(scale=2, min_width=320):
                         gr.Markdown("### Sources")
-                        sources = gr.HTML(_EMPTY_SOURCES, elem_id="pc-sources", css_template=SOURCES_CSS, js_on_load=None,
+                        sources = gr.HTML(_EMPTY_SOURCES, elem_id="pc-sources", css_template=SOURCES_CSS + RELATED_CSS, js_on_load=RELATED_JS,
                                           max_height=640, padding=True)
                 with gr.Accordion("Add papers", open=False, elem_id="pc-add"):
                     gr.Markdown("Upload a paper list: JSONL or a JSON array (fields `abstract`, optional `id`, `title`, "
@@ -371,12 +391,13 @@ def create_app(assistant: Assistant, mcp: bool = False) -> gr.Blocks:
                     upload_status = gr.Markdown(elem_id="pc-upload-status", label="status")
                     upload_report = gr.JSON(visible=False, label="report")
 
-        stream_io: dict[str, Any] = dict(inputs=[question, chat, history], outputs=[question, chat, sources, history],
-                         concurrency_id="answer", concurrency_limit=2)
-        question.submit(h.respond, api_visibility="private", **stream_io)
-        ask.click(h.respond, api_visibility="private", **stream_io)
+        stream_io: dict[str, Any] = dict(inputs=tools.inputs(question, chat, history, answers),
+                                         outputs=tools.outputs(question, chat, sources, history, answers, asked),
+                                         concurrency_id="answer", concurrency_limit=2)
+        question.submit(tools.respond, api_visibility="private", **stream_io)
+        ask.click(tools.respond, api_visibility="private", **stream_io)
         chat.example_select(_example_text, None, question, api_visibility="private",
-                            queue=False).then(h.respond, api_visibility="private", **stream_io)
+                            queue=False).then(tools.respond, api_visibility="private", **stream_io)
 
         def reset() -> tuple[list[Any], list[Any], str, str]:
             return [], [], _EMPTY_SOURCES, ""
@@ -386,6 +407,8 @@ def create_app(assistant: Assistant, mcp: bool = False) -> gr.Blocks:
         add.click(h.upload, [upload_file, skip_invalid], [upload_status, upload_report, header], api_name="upload",
                   concurrency_id="ingest", concurrency_limit=1)
         demo.load(h.header, None, header, api_visibility="private", queue=False)
+        tools.wire(demo, chat=chat, history=history, sources=sources, question=question, answers=answers, asked=asked,
+                   clear=clear, upload_report=upload_report)
 
         # scripted access: Client(url).predict(message, api_name="/chat") -> Answer.to_dict()
         api_state = gr.State([])
