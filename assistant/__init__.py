@@ -9,9 +9,9 @@ import vectorstore  # noqa: F401  (the offline environment, before any library l
 from assistant.abstention import AbstentionPolicy
 from assistant.core import Assistant
 from assistant.retrieval import FusionConfig, HybridRetriever
-from assistant.types import Answer, Citation, Hit, PaperRef
+from assistant.types import Answer, Citation, Hit, ListPage, PaperRef
 from vectorstore.errors import EngineError, PaperchatError
 from vectorstore.settings import Settings
 
 __all__ = ["AbstentionPolicy", "Answer", "Assistant", "Citation", "EngineError", "FusionConfig", "Hit", "HybridRetriever",
-           "PaperRef", "PaperchatError", "Settings"]
+           "ListPage", "PaperRef", "PaperchatError", "Settings"]

@@ -21,10 +21,11 @@ from assistant.engines import Engine, ExtractiveEngine, make_engine
 from assistant.evidence import Evidence, select_evidence
 from assistant.filters import LISTING_ENGINE, CatalogCache, Filters, listing, topicless
 from assistant.grounding import verify
-from assistant.selection import LIST_DEPTH, Shape, near_miss_text, question_shape, render, select, unanswered
+from assistant import lists
+from assistant.selection import LIST_SHOWN, Shape, near_miss_text, question_shape, render, select, unanswered
 from assistant.related import related as find_related
 from assistant.retrieval import FusionConfig, HybridRetriever
-from assistant.types import Answer, Citation, Hit, Removed
+from assistant.types import Answer, Citation, Hit, ListPage, Removed
 from ingest.pipeline import IngestReport, ensure_corpus, ingest
 from vectorstore.embeddings import Embedder
 from vectorstore.errors import PaperchatError
@@ -36,6 +37,7 @@ from vectorstore.text import printable
 MAX_QUESTION_CHARS = 2000
 MIN_HITS = 5  # an answer lists at least this many retrieved papers (eval's recall@5 reads them), even when k is smaller
 LIST_LIMIT = 50  # papers a question naming only filters lists
+MAX_PAGE = 100  # papers one ``list_page`` call returns at most
 SEARCH_DEPTH = 10  # papers a search returns unless asked otherwise (and the LangChain retriever's depth, at least k)
 ATTRIBUTE_SUPPORT = 0.6  # a sentence an LLM left unmarked gets the marker of a source supporting it this well
 CONFIDENT_DENSE = 0.5  # a question that refers back is still searched as typed when it alone matches a paper this well
@@ -74,6 +76,8 @@ class _Turn:
     error: str | None = None
     timings: dict[str, float] = field(default_factory=dict)
     filters: Filters = field(default_factory=Filters)
+    match_count: int | None = None
+    members: list[str] = field(default_factory=list)
 
     def fail(self, message: str) -> None:
         self.text, self.error = f"Error: {message}", message
@@ -82,7 +86,8 @@ class _Turn:
         return Answer(question=self.question, text=self.text, citations=self.citations, abstained=self.abstained,
                       grounded=bool(self.citations), query=self.query, hits=self.hits, engine=self.engine,
                       near_miss=self.near_miss, fallback=self.fallback, removed=self.removed,
-                      timings=self.timings, error=self.error, filters=self.filters.active())
+                      timings=self.timings, error=self.error, filters=self.filters.active(),
+                      match_count=self.match_count, members=self.members)
 
 
 class Assistant:
@@ -243,7 +248,7 @@ class Assistant:
             return
         asked = rest if stated and rest else turn.question
         shape = question_shape(asked)  # "Which ICML 2024 papers …" is a list question once the filter words are out
-        depth = max(self.k, LIST_DEPTH) if shape == "list" else self.k  # a list weighs more papers than an answer quotes
+        depth = self.k
         found = self._search_candidates(candidates(asked, _history(history)), max(depth, MIN_HITS), timings, allowed)
         turn.query, vector, hits, papers, idf = found.query, found.vector, found.hits, found.papers, found.idf
         query = turn.query
@@ -254,10 +259,12 @@ class Assistant:
             turn.text, turn.abstained = abstain_text(hits), True
             yield "delta", turn.text
             return
+        if shape == "list":  # membership over all candidates, then the first page, always extractive
+            yield from self._list_answer(turn, asked, allowed)
+            return
 
         t1 = time.perf_counter()
-        evidence = select_evidence(self.store, self.embedder.encode, vector, idf, hits, papers, depth,
-                                   reembedded=depth if shape == "list" else None)
+        evidence = select_evidence(self.store, self.embedder.encode, vector, idf, hits, papers, depth)
         selected = select(turn.question, evidence, shape)
         timings["evidence"] = time.perf_counter() - t1
         missing = unanswered(query, idf, selected) if shape == "single" else []
@@ -272,10 +279,7 @@ class Assistant:
             turn.fail(str(exc))
             return
         turn.engine = engine.name
-        if shape == "list" and engine.free_text:
-            engine = ExtractiveEngine(shape)  # a list is one quoted line per paper, whatever the engine
-            turn.engine = f"{engine.name} (list)"
-        elif not engine.free_text:
+        if not engine.free_text:
             engine = ExtractiveEngine(shape)  # quoting engines render the shape read above, filter words taken out
         t2 = time.perf_counter()
         raw: list[str] = []
@@ -294,6 +298,67 @@ class Assistant:
             turn.text, turn.abstained = abstain_text(hits), True
             return
         self._check(engine, text, turn, selected, shape)
+
+    def _list_members(self, query: str, allowed: set[str] | None) -> tuple[list[str], Any, dict[str, float], dict[str, StoredPaper]]:
+        """The papers matching list question ``query`` (the cut-off over ``LIST_POOL`` candidates per retriever),
+        most relevant first, with the topic's vector and term weights and the candidates' stored papers."""
+        topic = lists.list_topic(query)
+        vector = self.embedder.encode([topic])[0]
+        idf = self.retriever.keyword.idf(query_terms(topic))
+        cands = lists.list_candidates(self.retriever, topic, vector, idf, allowed)
+        return lists.members(cands), vector, idf, cands.papers
+
+    def _list_answer(self, turn: _Turn, asked: str, allowed: set[str] | None) -> Iterator[tuple[str, Any]]:
+        """A list answer: the count, then the first ``LIST_SHOWN`` members, each with its verified best sentence."""
+        t0 = time.perf_counter()
+        turn.engine = "extractive (list)"
+        members, vector, idf, papers = self._list_members(turn.query, allowed)
+        turn.timings["members"] = time.perf_counter() - t0
+        t1 = time.perf_counter()
+        how_many = lists.is_how_many(asked)
+        if members:
+            first = lists.page(self.retriever, self.embedder.encode, turn.question, vector, idf, members[:LIST_SHOWN], 0, papers)
+            head = lists.heading(len(members), len(first.hits), how_many)
+        else:  # answerable, but no paper clears the cut-off: say so and show the nearest
+            first = lists.page(self.retriever, self.embedder.encode, turn.question, vector, idf,
+                               [h.paper_id for h in turn.hits[:3]], 0)
+            head = ("**0 papers** match clearly." if how_many else "No paper here clearly matches.") + " Nearest papers:"
+        turn.timings["evidence"] = time.perf_counter() - t1
+        turn.match_count, turn.members, turn.hits = len(members), members, first.hits
+        yield "hits", turn.hits
+        turn.text, turn.citations = f"{head}\n{first.text}", first.citations
+        if not turn.citations:
+            turn.text += UNGROUNDED
+        yield "delta", turn.text
+
+    def list_page(self, question: str | Answer, offset: int = 0, limit: int = LIST_SHOWN,
+                  filters: Filters | Mapping[str, Any] | None = None) -> ListPage:
+        """One page of the papers matching a list question ("Which papers …"), each with its verified best sentence.
+
+        ``question`` is the question (answered first, with ``filters``) or the ``Answer`` already given to it
+        (its ``members`` are paged, no search). Citations are numbered by rank in the whole list: the page at
+        offset 10 cites [11], [12], … Raises ``InputError`` for a question that is not a list question,
+        an offset below 0 or a limit outside 1..``MAX_PAGE``.
+        """
+        if not isinstance(offset, int) or offset < 0:
+            raise InputError(f"offset must be 0 or more, got {offset!r}", "start at offset=0 and add the page size")
+        if not isinstance(limit, int) or not 1 <= limit <= MAX_PAGE:
+            raise InputError(f"limit must be between 1 and {MAX_PAGE}, got {limit!r}", f"ask for at most {MAX_PAGE} papers a page")
+        answer = question if isinstance(question, Answer) else self.ask(question, filters=filters)
+        if answer.error:
+            raise InputError(answer.error, "ask a question about the papers")
+        if answer.match_count is None:
+            raise InputError(f"not a list question: {answer.question!r}", 'ask "Which papers …", "List all papers on …" or "How many papers …"')
+        ids = answer.members[offset : offset + limit]
+        found = ListPage(question=answer.question, total=answer.match_count, offset=offset, members=ids,
+                         next_offset=offset + limit if offset + limit < len(answer.members) else None, text="")
+        if not ids:
+            return found
+        topic = lists.list_topic(answer.query or answer.question)
+        vector = self.embedder.encode([topic])[0]
+        shown = lists.page(self.retriever, self.embedder.encode, answer.question, vector,
+                           self.retriever.keyword.idf(query_terms(topic)), ids, offset)
+        return found.model_copy(update={"text": shown.text, "citations": shown.citations, "members": [h.paper_id for h in shown.hits]})
 
     def _search_candidates(self, found: Candidates, n: int, timings: dict[str, float],
                            allowed: set[str] | None = None) -> _Search:

@@ -62,6 +62,18 @@ class Removed(BaseModel):
     reason: str = Field(description='e.g. "number not in the abstract (28.3)"')
 
 
+class ListPage(BaseModel):
+    """One page of the papers matching a list question (``Assistant.list_page``)."""
+
+    question: str
+    total: int = Field(description="papers matching the question")
+    offset: int = Field(description="position of this page's first paper in the whole list (0-based)")
+    text: str = Field(description='markdown, one "- **Title**: best sentence [n]" line per paper; n is its rank in the whole list')
+    citations: list[Citation] = Field(default_factory=list, description="each paper's verified best sentence, numbered as in ``text``")
+    members: list[str] = Field(default_factory=list, description="the ids of this page's papers, in order")
+    next_offset: int | None = Field(None, description="offset of the next page; None on the last page")
+
+
 class Answer(BaseModel):
     """A cited answer. ``text`` is markdown with inline markers ``[1]``, ``[2]`` matching ``citations``."""
 
@@ -79,6 +91,9 @@ class Answer(BaseModel):
     timings: dict[str, float] = Field(default_factory=dict, description="seconds per stage")
     error: str | None = None
     filters: dict[str, str | int] = Field(default_factory=dict, description="applied filters: venue, year, author (given or stated in the question)")
+    match_count: int | None = Field(None, description='list questions ("which papers …"): how many papers match; None for other questions')
+    members: list[str] = Field(default_factory=list, description="list questions: the ids of all matching papers, most relevant first "
+                                                                 "(the text shows the first page; ``Assistant.list_page`` gives any page)")
 
     def to_dict(self) -> dict[str, Any]:
         return self.model_dump()
