@@ -249,7 +249,8 @@ class Assistant:
         asked = rest if stated and rest else turn.question
         shape = question_shape(asked)  # "Which ICML 2024 papers …" is a list question once the filter words are out
         depth = self.k
-        found = self._search_candidates(candidates(asked, _history(history)), max(depth, MIN_HITS), timings, allowed)
+        typed = lists.list_topic(asked) if shape == "list" else asked  # "how many papers are about X": search X
+        found = self._search_candidates(candidates(typed, _history(history)), max(depth, MIN_HITS), timings, allowed)
         turn.query, vector, hits, papers, idf = found.query, found.vector, found.hits, found.papers, found.idf
         query = turn.query
         turn.hits = hits

@@ -14,7 +14,7 @@ from typing import Sequence
 
 from pydantic import ValidationError
 
-from assistant import Answer, Assistant
+from assistant import Answer, Assistant, ListPage
 from ingest.records import FORMATS
 from ui import research
 from vectorstore.errors import PaperchatError
@@ -22,6 +22,7 @@ from vectorstore.settings import Settings
 from vectorstore.text import printable
 
 EXIT_USAGE = 2
+LIST_PAGE = 10  # papers per page of `paperchat ask "Which papers …" --page N`
 
 
 # -- flags -------------------------------------------------------------------------------------------
@@ -77,6 +78,30 @@ def render(answer: Answer) -> str:
     return "\n".join(lines)
 
 
+def render_page(page: ListPage, number: int, size: int) -> str:
+    """One page of a list answer for the terminal: its range, the papers with their quotes, the sources."""
+    pages = max(1, -(-page.total // size))
+    lines = [f"Papers {page.offset + 1}-{page.offset + len(page.members)} of {page.total} (page {number} of {pages}):",
+             printable(page.text)]
+    if page.citations:
+        lines.append("\nSources:")
+        for c in page.citations:
+            lines.append(f"[{c.number}] {printable(c.title)} {printable(c.url)}".rstrip())
+            lines.append(f'    "{printable(c.quote)}"')
+    return "\n".join(lines)
+
+
+def positive(text: str) -> int:
+    """An argparse type: an integer of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a page number (1, 2, ...), got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"pages start at 1, got {value}")
+    return value
+
+
 # -- commands ----------------------------------------------------------------------------------------
 def cmd_ingest(args: argparse.Namespace) -> int:
     report = _assistant(args, auto_ingest=False).add_papers(
@@ -93,6 +118,16 @@ def cmd_ask(args: argparse.Namespace) -> int:
     assistant = _assistant(args)
     filters = research.filters_of(args)
     assistant.check_filters(filters)  # an unknown venue or author: one line, exit 2
+    if args.page > 1:  # a later page of a list answer: "Which papers …" --page 2
+        if args.bibtex or args.csv:
+            raise PaperchatError("--page cannot be combined with --bibtex or --csv; export the first page, or use --json")
+        size = LIST_PAGE
+        page = assistant.list_page(args.question, (args.page - 1) * size, size, filters=filters)
+        if not page.members:
+            raise PaperchatError(f"page {args.page} is past the end: {page.total} matching papers make "
+                                 f"{max(1, -(-page.total // size))} page(s) of {size}")
+        print(json.dumps(page.model_dump(), ensure_ascii=False, indent=2) if args.json else render_page(page, args.page, size))
+        return 0
     if args.bibtex or args.csv:  # only the cited papers, ready to redirect into a file
         answer = assistant.ask(args.question, filters=filters)
         print(answer.to_bibtex() if args.bibtex else answer.to_csv(), end="")
@@ -189,6 +224,8 @@ def build_parser() -> argparse.ArgumentParser:
     output.add_argument("--json", action="store_true", help="print the Answer as JSON")
     output.add_argument("--bibtex", action="store_true", help="print only the cited papers, as BibTeX")
     output.add_argument("--csv", action="store_true", help="print only the cited papers, as CSV")
+    p.add_argument("--page", type=positive, default=1, metavar="N",
+                   help=f'list questions ("Which papers …"): show page N of the matching papers, {LIST_PAGE} a page (default 1)')
     research.filter_flags(p)
     engine_flags(p)
     store_flags(p)
