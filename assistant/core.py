@@ -306,7 +306,7 @@ class Assistant:
         topic = lists.list_topic(query)
         vector = self.embedder.encode([topic])[0]
         idf = self.retriever.keyword.idf(query_terms(topic))
-        cands = lists.list_candidates(self.retriever, topic, vector, idf, allowed)
+        cands = lists.list_candidates(self.retriever, topic, vector, allowed)
         return lists.members(cands), vector, idf, cands.papers
 
     def _list_answer(self, turn: _Turn, asked: str, allowed: set[str] | None) -> Iterator[tuple[str, Any]]:

@@ -19,16 +19,17 @@ from assistant.grounding import verify
 from assistant.retrieval import HybridRetriever
 from assistant.selection import LIST_CUTOFF, LIST_DENSE_WEIGHT, LIST_POOL, LIST_RELATIVE, render
 from assistant.types import Citation, Hit
-from vectorstore.keyword import tokenize
+from vectorstore.keyword import query_terms
 from vectorstore.store import StoredPaper, chunk_id
 
 # words that make a question a list question but say nothing about its topic
 _LIST_LEAD = re.compile(
     r"^\s*(?:(?:which|what)\s+(?:other\s+)?(?:papers|works|studies|articles|methods)|how\s+many\s+(?:papers|works|studies)|"
-    r"(?:list|show|find|name)\s+(?:me\s+)?(?:all\s+)?(?:the\s+)?(?:papers|works|studies)|(?:are\s+there\s+)?(?:any|all)\s+(?:the\s+)?papers)"
+    r"(?:list|show|find|name)\s+(?:me\s+)?(?:all\s+)?(?:the\s+)?(?:papers|works|studies)|(?:are\s+there\s+)?(?:any|all)\s+(?:the\s+)?papers|(?:papers|works|studies)(?=\s+(?:on|about|that|which|using)\b))"
     r"(?:\s+(?:here|in\s+the\s+store))?(?:\s+(?:are|is|that|which|do|does))?(?:\s+(?:about|on|in|study|studying|use|using|involve|address|there))?\s+",
     re.IGNORECASE,
 )
+_ALTERNATIVES = re.compile(r",|;|/|\bor\b|\band/or\b|\beither\b", re.IGNORECASE)
 _HOW_MANY = re.compile(r"\bhow\s+many\b", re.IGNORECASE)
 
 
@@ -47,13 +48,49 @@ def membership_score(dense: np.ndarray, coverage: np.ndarray, dense_weight: floa
     return dense_weight * dense + (1 - dense_weight) * coverage
 
 
-def coverages(idf: dict[str, float], papers: list[StoredPaper]) -> np.ndarray:
-    """Per paper: the idf-weighted share of the topic terms in its title or abstract."""
-    total = sum(idf.values())
-    if not total or not papers:
-        return np.zeros(len(papers))
-    tokens = tokenize([f"{p.title} {p.abstract}" for p in papers])
-    return np.array([sum(w for term, w in idf.items() if term in set(words)) / total for words in tokens])
+def alternatives(topic: str) -> list[str]:
+    """The alternatives of a topic: "protein, DNA or molecule data" -> ["protein", "DNA", "molecule data"]."""
+    parts = [p.strip() for p in _ALTERNATIVES.split(topic) if p and p.strip()]
+    return parts or [topic]
+
+
+_WORD = re.compile(r"[a-z0-9]+")
+_SUFFIX = re.compile(r"(?:ies|ing|ed|es|s)$")
+
+
+def forms(word: str) -> set[str]:
+    """The inflections a topic word matches: "watermarking" -> watermark, watermarks, watermarking, …
+    Stricter than the Porter stem, which maps "continual" and "continuous" to one token."""
+    word = word.lower()
+    base = _SUFFIX.sub("", word) if len(word) > 4 and not word.endswith("ss") else word
+    out = {word, base} | {base + end for end in ("s", "es", "ing", "ed", "e", "er", "ers")}
+    if word.endswith("ies"):
+        out.add(word[:-3] + "y")
+    return out
+
+
+def topic_weights(retriever: HybridRetriever, topic: str) -> list[list[tuple[set[str], float]]]:
+    """Per alternative of the topic: each content word's inflections and its idf weight in the store."""
+    out = []
+    for part in alternatives(topic):
+        words = [w for w in dict.fromkeys(_WORD.findall(part.lower())) if query_terms(w)]
+        idf = retriever.keyword.idf([query_terms(w)[0] for w in words])
+        out.append([(forms(w), idf[query_terms(w)[0]]) for w in words])
+    return out
+
+
+def coverages(weights: list[list[tuple[set[str], float]]], papers: list[StoredPaper]) -> np.ndarray:
+    """Per paper: the idf-weighted share of the topic's words (any inflection) in its title or abstract,
+    for the alternative it covers best."""
+    if not papers:
+        return np.zeros(0)
+    texts = [set(_WORD.findall(f"{p.title} {p.abstract}".lower())) for p in papers]
+    best = np.zeros(len(papers))
+    for terms in weights:
+        total = sum(w for _, w in terms)
+        if total:
+            best = np.maximum(best, [sum(w for variants, w in terms if variants & words) / total for words in texts])
+    return best
 
 
 @dataclass
@@ -66,9 +103,10 @@ class Candidates:
     papers: dict[str, StoredPaper]
 
 
-def list_candidates(retriever: HybridRetriever, query: str, vector: np.ndarray, idf: dict[str, float],
+def list_candidates(retriever: HybridRetriever, query: str, vector: np.ndarray,
                     allowed: set[str] | None = None, pool: int = LIST_POOL) -> Candidates:
-    """The dense and keyword candidates of ``query`` (``pool`` from each side) with their stored papers."""
+    """The dense and keyword candidates of topic ``query`` (``pool`` from each side, ``vector`` its embedding)
+    with their stored papers and membership signals."""
     if allowed is not None and not allowed:
         return Candidates([], np.zeros(0), np.zeros(0), {})
     cands = retriever.candidates(query, pool, vector=vector, allowed=allowed)
@@ -80,7 +118,7 @@ def list_candidates(retriever: HybridRetriever, query: str, vector: np.ndarray, 
             papers[pid] = StoredPaper.from_chunk(*found)
     keep = [i for i, pid in enumerate(cands.ids) if pid in papers]
     ids = [cands.ids[i] for i in keep]
-    return Candidates(ids, cands.dense[keep], coverages(idf, [papers[pid] for pid in ids]), papers)
+    return Candidates(ids, cands.dense[keep], coverages(topic_weights(retriever, query), [papers[pid] for pid in ids]), papers)
 
 
 def members(cands: Candidates, cutoff: float = LIST_CUTOFF, relative: float = LIST_RELATIVE,
