@@ -15,7 +15,7 @@ import pytest
 from ui_server import SEED, Server, launch_server, start_server, stop_all, wait_ready
 
 import gradio as gr
-from assistant import Answer, Citation, Hit
+from assistant import Answer, Citation, Hit, ListPage
 from gradio_client import Client, handle_file
 from gradio_client.exceptions import AuthenticationError
 from ui.app import _Handlers, answer_html, chat_text, hits_html
@@ -71,6 +71,13 @@ class ScriptedAssistant:
     def ask(self, question: str, history: Any = None, filters: Any = None) -> Answer:
         return next(p for kind, p in self.stream_events(question, history) if kind == "answer")
 
+    def list_page(self, question: Any, offset: int = 0, limit: int = 10, filters: Any = None) -> ListPage:
+        numbers = range(offset + 1, min(offset + limit, 23) + 1)
+        citations = [Citation(number=n, paper_id=f"p{n}", title=f"T{n} {EVIL}", quote=QUOTE, start=0, end=len(QUOTE)) for n in numbers]
+        return ListPage(question=str(question), total=23, offset=offset, members=[c.paper_id for c in citations],
+                        text="\n".join(f"- **{c.title}**: {QUOTE} [{c.number}]" for c in citations), citations=citations,
+                        next_offset=offset + limit if offset + limit < 23 else None)
+
     def paper(self, paper_id: str) -> Any:
         return SimpleNamespace(abstract=ABSTRACT) if paper_id == "p1" else None
 
@@ -105,6 +112,21 @@ def _answer(**kw: Any) -> Answer:
 def _inert(markup: str) -> bool:
     """No live tag or javascript: URL from the data (escaped text is fine)."""
     return "<script" not in markup and "<img" not in markup and "javascript:" not in markup
+
+
+def test_show_more_appends_the_next_pages_escaped() -> None:
+    h = _Handlers(ScriptedAssistant())
+    listing, button = h.list_state([{"role": "user", "content": "Which papers study X?"},
+                                    {"role": "assistant", "content": "23 papers match, showing 10:\n- **T1**: a [1]"}])
+    assert listing == {"question": "Which papers study X?", "offset": 10} and button["visible"] is True
+    assert h.list_state([{"role": "user", "content": "What is X?"}, {"role": "assistant", "content": "X is Y [1]"}])[0] is None
+    chat, listing, button = h.show_more(listing, [{"role": "user", "content": "q"}])
+    added = chat[-1]["content"]
+    assert added.startswith("Papers 11–20 of 23:") and "**[11]**" in added and "**[20]**" in added and "[10]" not in added
+    assert "&lt;script&gt;" in added and _inert(added)
+    assert listing == {"question": "Which papers study X?", "offset": 20} and button["visible"] is True
+    chat, listing, button = h.show_more(listing, chat)
+    assert chat[-1]["content"].startswith("Papers 21–23 of 23:") and listing is None and button["visible"] is False
 
 
 def test_sources_appear_before_the_text_and_everything_is_escaped() -> None:

@@ -23,7 +23,7 @@ from typing import Any, Iterator, Sequence
 
 import gradio as gr
 
-from assistant import Answer, Assistant, Citation, Hit
+from assistant import Answer, Assistant, Citation, Hit, ListPage
 from ui.markup import escape as _e
 from ui.markup import link as _link
 from ui.mcp import add_tools, launch_options
@@ -41,6 +41,9 @@ EXAMPLES = [
 UPLOAD_TYPES = [".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".txt"]
 _MD_ESCAPE = re.compile(r"[\\\[\]()`@]|(?<=\]):|:(?=/)|(?i:www)\.")
 _ESCAPED_MARKER = re.compile(r"\\\[(\d+)\\\]")
+LIST_PAGE = 10  # papers a "Show more papers" click appends
+# the first line of a list answer that shows fewer papers than match (assistant/lists.py `heading`)
+_MORE = re.compile(r"^(?:\*\*)?(\d+) papers(?:\*\*)? match(?:, showing (\d+):|\. The (\d+) most relevant:)")
 _EMPTY_SOURCES = '<div class="pc-empty">Sources for the current answer appear here.</div>'
 
 # Scoped to the sources panel by gr.HTML; a JS template string, so no backticks or "${" here.
@@ -342,11 +345,45 @@ class _Handlers:
         status += "".join(f"\n- skipped {md_text(p)}" for p in problems[:20])
         return status, result, self.header()
 
+    # list answers: "Show more papers"
+    def list_state(self, history: list[dict[str, str]] | None) -> tuple[dict[str, Any] | None, Any]:
+        """After each answer: a list answer showing fewer papers than match gets the "Show more" control."""
+        history = list(history or [])
+        if len(history) >= 2 and history[-1].get("role") == "assistant" and history[-2].get("role") == "user":
+            found = _MORE.match(str(history[-1].get("content", "")))
+            if found:
+                return {"question": history[-2]["content"], "offset": int(found.group(2) or found.group(3))}, gr.update(visible=True)
+        return None, gr.update(visible=False)
+
+    def show_more(self, listing: dict[str, Any] | None, chat: list[dict[str, Any]] | None) -> tuple[list[dict[str, Any]], Any, Any]:
+        """Append the next ``LIST_PAGE`` papers of the last list answer to the chat: (chat, listing, button)."""
+        chat = list(chat or [])
+        if not listing:
+            return chat, None, gr.update(visible=False)
+        try:
+            page: ListPage = self.assistant.list_page(str(listing["question"]), int(listing["offset"]), LIST_PAGE)
+        except Exception as exc:  # noqa: BLE001 - the chat says why, the app keeps serving
+            log.exception("list page for %r failed", listing)
+            return chat + [{"role": "assistant", "content": _error_chat(_error_message(exc))}], None, gr.update(visible=False)
+        head = f"Papers {page.offset + 1}–{page.offset + len(page.members)} of {page.total}:"
+        chat.append({"role": "assistant", "content": f"{head}\n{chat_text(page.text, [c.number for c in page.citations])}"})
+        more = page.next_offset is not None
+        return chat, ({**listing, "offset": page.next_offset} if more else None), gr.update(visible=more)
+
     def _safe_count(self) -> int | None:
         try:
             return self.paper_count()
         except Exception:  # noqa: BLE001
             return None
+
+
+def _show_more_control(h: _Handlers, chat: gr.Chatbot, history: gr.State) -> None:
+    """A "Show more papers" button under the chat, shown after a list answer with more papers than it shows."""
+    listing = gr.State(None)
+    more = gr.Button("Show more papers", visible=False, elem_id="pc-more", size="sm")
+    history.change(h.list_state, [history], [listing, more], queue=False, api_visibility="private")
+    more.click(h.show_more, [listing, chat], [chat, listing, more], api_visibility="private",
+               concurrency_id="answer", concurrency_limit=2)
 
 
 def create_app(assistant: Assistant, mcp: bool = False) -> gr.Blocks:
@@ -373,6 +410,7 @@ def create_app(assistant: Assistant, mcp: bool = False) -> gr.Blocks:
                             question = gr.Textbox(placeholder="Ask a question about the papers…", show_label=False,
                                                   elem_id="pc-question", scale=5, max_lines=4, autofocus=True)
                             ask = gr.Button("Ask", variant="primary", elem_id="pc-ask", scale=1, min_width=80)
+                        _show_more_control(h, chat, history)
                         clear = gr.Button("New conversation", variant="secondary", elem_id="pc-clear", size="sm")
                         tools.downloads()
                     with gr.Column(scale=2, min_width=320):
