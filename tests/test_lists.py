@@ -141,3 +141,21 @@ def test_cli_pages(listed: Settings, run_cli: Callable[..., CliResult], watermar
         f"paperchat: error: page 3 is past the end: {total} matching papers make 2 page(s) of 10"]
     single = run_cli("ask", "What is Nester?", "--page", "2", "--engine", "extractive", *store)
     assert single.returncode == 2 and len(single.stderr_lines) == 1 and "not a list question" in single.stderr
+
+
+def test_ui_show_more_appends_the_next_members(assistant: Assistant, watermarking: Answer) -> None:
+    from ui.app import _Handlers
+
+    h = _Handlers(assistant)
+    *_, final = list(h.respond("Which papers study watermarking?", [], []))
+    chat, history = final[1], final[3]
+    listing, button = h.list_state(history)
+    assert listing == {"question": "Which papers study watermarking?", "offset": 10} and button["visible"] is True
+    chat, listing, button = h.show_more(listing, chat)
+    total = watermarking.match_count
+    added = chat[-1]["content"]
+    assert added.startswith(f"Papers 11–{total} of {total}:") and listing is None and button["visible"] is False
+    for n, pid in enumerate(watermarking.members[10:], 11):
+        title = assistant.paper(pid).title  # type: ignore[union-attr]
+        line = next(line for line in added.splitlines() if f"**[{n}]**" in line)
+        assert title.split()[0] in line
