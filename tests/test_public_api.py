@@ -16,7 +16,7 @@ from test_ui_api import ScriptedAssistant
 
 ROOT = Path(__file__).resolve().parents[1]
 PUBLIC = ["AbstentionPolicy", "Answer", "Assistant", "Citation", "EngineError", "FusionConfig", "Hit", "HybridRetriever",
-          "PaperRef", "PaperchatError", "Settings"]
+          "PaperMap", "PaperRef", "PaperchatError", "Settings"]
 
 
 def test_assistant_exports_exactly_the_public_api() -> None:

@@ -390,6 +390,9 @@ def create_app(assistant: Assistant, mcp: bool = False) -> gr.Blocks:
                             add = gr.Button("Add papers", elem_id="pc-add-btn", variant="primary")
                     upload_status = gr.Markdown(elem_id="pc-upload-status", label="status")
                     upload_report = gr.JSON(visible=False, label="report")
+            from ui.explore import explore_tab  # imported here: ui.explore uses this module's escaping helpers
+
+            explore_tab(assistant, sources)
 
         stream_io: dict[str, Any] = dict(inputs=tools.inputs(question, chat, history, answers),
                                          outputs=tools.outputs(question, chat, sources, history, answers, asked),
