@@ -19,7 +19,7 @@ from typing import Any, Iterator
 import gradio as gr
 
 from assistant import Assistant, PaperMap
-from ui.app import _e, _error_message, _link, _meta_line, md_text
+from ui.markup import error_message, escape, link, md_text, meta_line
 
 log = logging.getLogger("paperchat.ui")
 
@@ -157,7 +157,7 @@ class _Explore:
             fig = figure(paper_map, cited)
         except Exception as exc:  # noqa: BLE001 - the tab shows the error, the app keeps serving
             log.exception("building the paper map failed")
-            yield f"**No map:** {md_text(_error_message(exc))}", gr.skip(), gr.skip(), gr.skip()
+            yield f"**No map:** {md_text(error_message(exc))}", gr.skip(), gr.skip(), gr.skip()
             return
         picker: Any = gr.skip()
         if shown != paper_map.key:
@@ -174,25 +174,25 @@ class _Explore:
         try:
             paper = self.assistant.paper(paper_id)
             if paper is None:
-                return f'<div class="pc-paper pc-empty">No paper with id {_e(paper_id)} (the store changed?).</div>', gr.skip(), gr.skip()
+                return f'<div class="pc-paper pc-empty">No paper with id {escape(paper_id)} (the store changed?).</div>', gr.skip(), gr.skip()
             related = self.assistant.related(paper_id, RELATED)
             paper_map = self.assistant.paper_map()
         except Exception as exc:  # noqa: BLE001
             log.exception("opening paper %r failed", paper_id)
-            return f'<div class="pc-paper pc-empty">Could not open the paper: {_e(_error_message(exc))}</div>', gr.skip(), gr.skip()
+            return f'<div class="pc-paper pc-empty">Could not open the paper: {escape(error_message(exc))}</div>', gr.skip(), gr.skip()
         point = paper_map.point(paper_id)
         topic = next((c.label for c in paper_map.clusters if point is not None and c.id == point.cluster), "")
         items = "".join(
-            f'<li data-paper-id="{_e(h.paper_id)}">{_link(h.url, h.title)}'
-            f'<button class="pc-pick" data-pick="{_e(h.paper_id)}" title="open this paper">open</button>'
-            f'<div class="pc-meta">{_e(h.venue)}{" · " if h.venue else ""}similarity {h.score:.2f}</div></li>'
+            f'<li data-paper-id="{escape(h.paper_id)}">{link(h.url, h.title)}'
+            f'<button class="pc-pick" data-pick="{escape(h.paper_id)}" title="open this paper">open</button>'
+            f'<div class="pc-meta">{escape(h.venue)}{" · " if h.venue else ""}similarity {h.score:.2f}</div></li>'
             for h in related
         )
         body = (
-            f'<div class="pc-paper" data-paper-id="{_e(paper.id)}">'
-            f'<div class="pc-head">{_link(paper.url, paper.title)}</div>'
-            f'<div class="pc-meta">{_meta_line(paper.authors, paper.venue)}{" · topic: " + _e(topic) if topic else ""}</div>'
-            f'<div class="pc-abstract">{_e(paper.abstract)}</div>'
+            f'<div class="pc-paper" data-paper-id="{escape(paper.id)}">'
+            f'<div class="pc-head">{link(paper.url, paper.title)}</div>'
+            f'<div class="pc-meta">{meta_line(paper.authors, paper.venue)}{" · topic: " + escape(topic) if topic else ""}</div>'
+            f'<div class="pc-abstract">{escape(paper.abstract)}</div>'
             f'<div class="pc-head">Related papers</div>'
             + (f'<ol class="pc-related">{items}</ol>' if items else '<div class="pc-empty">No related papers.</div>')
             + "</div>"
