@@ -213,7 +213,7 @@ def explore_tab(assistant: Assistant, sources: gr.HTML) -> None:
             with gr.Column(scale=2, min_width=320):
                 picker = gr.Dropdown(choices=[], value=None, label="Paper (type to search the titles)", filterable=True,
                                      elem_id="pc-map-picker", allow_custom_value=False)
-                paper = gr.HTML(_EMPTY_PAPER, elem_id="pc-map-paper", css_template=PAPER_CSS, max_height=560, padding=True)
+                paper = gr.HTML(_EMPTY_PAPER, elem_id="pc-map-paper", css_template=PAPER_CSS, max_height=MAP_HEIGHT, padding=True)
         clicked = gr.Textbox(visible="hidden", elem_id="pc-map-click", label="clicked paper")
     shown = gr.State("")
     tab.select(ex.open, [sources, shown], [status, plot, picker, shown], api_visibility="private",
