@@ -14,12 +14,14 @@
   abstracts (share of the cluster's papers using a word x its idf over all papers), with the BM25 analyzer's tokens, stems and stopwords (``vectorstore.keyword``) plus the
   project's question and function words (``vectorstore.text``).
 - **Cache**: one map per store content (paper ids and versions), in memory per store generation and
-  in ``DATA_DIR/cache/paper_map/`` (so a restart loads it); an ingest changes the content and the map.
+  in ``DATA_DIR/cache/paper_map/`` (so a restart loads it, at the same generation without reading the
+  papers' metadata); an ingest changes the content and the map.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import math
 import os
 import tempfile
@@ -307,15 +309,28 @@ class PaperMapCache:
         generation = self.store.generation
         with self._lock:
             if self._map is None or generation != self._generation:
-                entries = _entries(self.store)
-                key = content_key(self.store, entries)
-                if self._map is None or self._map.key != key:
-                    self._map = self._load(key) or self._compute(entries, key)
+                known = self._known_key(generation)  # a restart at the same generation: no need to read the papers' metadata
+                if known is not None and (self._map is None or self._map.key != known):
+                    self._map = self._load(known)
+                if self._map is None or self._map.key != known:
+                    entries = _entries(self.store)
+                    key = content_key(self.store, entries)
+                    if self._map is None or self._map.key != key:
+                        self._map = self._load(key) or self._compute(entries, key)
+                    self._write(self.root / "generation.json", json.dumps({"generation": generation, "key": self._map.key}))
                 self._generation = generation
             return self._map
 
     def _path(self, key: str) -> Path:
         return self.root / f"{key}.json"
+
+    def _known_key(self, generation: str) -> str | None:
+        """The content key recorded for this store generation (every write changes the generation)."""
+        try:
+            recorded = json.loads((self.root / "generation.json").read_text(encoding="utf-8"))
+            return str(recorded["key"]) if generation and recorded.get("generation") == generation else None
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            return None
 
     def _load(self, key: str) -> PaperMap | None:
         try:
@@ -331,15 +346,20 @@ class PaperMapCache:
         return paper_map
 
     def _save(self, paper_map: PaperMap) -> None:
+        if self._write(self._path(paper_map.key), paper_map.model_dump_json()):
+            for old in self.root.glob("*.json"):  # keep only the current content's map
+                if old.name not in (self._path(paper_map.key).name, "generation.json"):
+                    old.unlink(missing_ok=True)
+
+    def _write(self, path: Path, text: str) -> bool:
+        """Write ``text`` to ``path`` atomically (a temp file renamed); False if the cache is not writable."""
         try:
             self.root.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=self.root, prefix=".tmp-", suffix=".json")
+            fd, tmp = tempfile.mkstemp(dir=self.root, prefix=".tmp-", suffix=".part")
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(paper_map.model_dump_json())
-            os.replace(tmp, self._path(paper_map.key))
-            for old in self.root.glob("*.json"):  # keep only the current content's map
-                if old.name != self._path(paper_map.key).name:
-                    old.unlink(missing_ok=True)
+                handle.write(text)
+            os.replace(tmp, path)
+            return True
         except OSError:
-            pass  # a read-only cache only costs a recomputation after a restart
+            return False  # a read-only cache only costs a recomputation after a restart
 

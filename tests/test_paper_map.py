@@ -80,8 +80,9 @@ def test_second_call_and_a_restart_use_the_cache(assistant: Assistant, mapped: S
     first = assistant.paper_map()
     monkeypatch.setattr(paper_map_module, "build", lambda *a, **k: pytest.fail("recomputed"))
     assert assistant.paper_map() is first  # memory, same store generation
-    files = list((mapped.cache_dir / "paper_map").rglob("*.json"))
-    assert [f.name for f in files] == [f"{first.key}.json"]
+    files = sorted(f.name for f in (mapped.cache_dir / "paper_map").rglob("*.json"))
+    assert files == [f"{first.key}.json", "generation.json"]
+    monkeypatch.setattr(paper_map_module, "_entries", lambda *a, **k: pytest.fail("read every paper's metadata"))
     restarted = Assistant(mapped, engine="extractive", auto_ingest=False).paper_map()  # a new process: the file
     assert restarted == first
 
@@ -102,7 +103,7 @@ def test_an_ingest_invalidates_the_map(request: pytest.FixtureRequest, tmp_path:
     assert len(after.points) == 12 and new_ids <= {p.paper_id for p in after.points}
     assert after.key != before.key
     assert Assistant(settings, engine="extractive", auto_ingest=False).paper_map().key == after.key  # the file is the new map
-    assert [f.name for f in (settings.cache_dir / "paper_map").rglob("*.json")] == [f"{after.key}.json"]
+    assert sorted(f.name for f in (settings.cache_dir / "paper_map").rglob("*.json")) == [f"{after.key}.json", "generation.json"]
 
 
 # -- the parts, on synthetic input ----------------------------------------------------------------------------

@@ -125,7 +125,7 @@ def figure(paper_map: PaperMap, cited: list[str] | None = None, selected: str | 
             fig.add_annotation(x=xs[len(xs) // 2], y=ys[len(ys) // 2], text=_plotly_text(cluster.label), showarrow=False,
                                font={"size": 11, "color": "#111111"}, bgcolor="rgba(255,255,255,0.7)")
     fig.update_layout(
-        height=MAP_HEIGHT, margin={"l": 10, "r": 10, "t": 10, "b": 10}, plot_bgcolor="white", hovermode="closest",
+        height=MAP_HEIGHT, margin={"l": 10, "r": 10, "t": 36, "b": 10}, plot_bgcolor="white", hovermode="closest",
         uirevision=paper_map.key, xaxis={"visible": False}, yaxis={"visible": False}, dragmode="pan",
         legend={"title": {"text": "Topics (papers)"}, "itemsizing": "constant", "font": {"size": 10}, "x": 1.01, "y": 1},
     )
