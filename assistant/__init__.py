@@ -8,10 +8,11 @@
 import vectorstore  # noqa: F401  (the offline environment, before any library loads)
 from assistant.abstention import AbstentionPolicy
 from assistant.core import Assistant
+from assistant.paper_map import PaperMap
 from assistant.retrieval import FusionConfig, HybridRetriever
 from assistant.types import Answer, Citation, Hit, ListPage, PaperRef
 from vectorstore.errors import EngineError, PaperchatError
 from vectorstore.settings import Settings
 
 __all__ = ["AbstentionPolicy", "Answer", "Assistant", "Citation", "EngineError", "FusionConfig", "Hit", "HybridRetriever",
-           "ListPage", "PaperRef", "PaperchatError", "Settings"]
+           "ListPage", "PaperMap", "PaperRef", "PaperchatError", "Settings"]

@@ -22,6 +22,7 @@ from assistant.evidence import Evidence, select_evidence
 from assistant.filters import LISTING_ENGINE, CatalogCache, Filters, listing, topicless
 from assistant.grounding import verify
 from assistant import lists
+from assistant.paper_map import PaperMap, PaperMapCache
 from assistant.selection import LIST_SHOWN, Shape, near_miss_text, question_shape, render, select, unanswered
 from assistant.related import related as find_related
 from assistant.retrieval import FusionConfig, HybridRetriever
@@ -111,6 +112,7 @@ class Assistant:
                                          k=max(SEARCH_DEPTH, self.settings.k), fusion=fusion or FusionConfig())
         self.abstention = abstention or AbstentionPolicy()
         self._catalog = CatalogCache(self.store)
+        self._map = PaperMapCache(self.store)
         self._engine: Engine | None = engine if engine is not None and not isinstance(engine, str) else None
         self._engine_lock = threading.Lock()
 
@@ -166,6 +168,14 @@ class Assistant:
     def paper(self, paper_id: str) -> StoredPaper | None:
         """The stored paper with its full abstract, or None."""
         return self.store.paper(paper_id)
+
+    def paper_map(self) -> PaperMap:
+        """Every paper as a 2-D point (UMAP of its stored title + abstract embedding) with a labelled topic cluster.
+
+        Computed once per store content and cached in memory and in the data directory (a restart loads
+        it); an ingest that changes the papers makes the next call compute a new map.
+        """
+        return self._map.get()
 
     def paper_count(self) -> int:
         """Number of papers in the store."""

@@ -16,7 +16,7 @@ from test_ui_api import ScriptedAssistant
 
 ROOT = Path(__file__).resolve().parents[1]
 PUBLIC = ["AbstentionPolicy", "Answer", "Assistant", "Citation", "EngineError", "FusionConfig", "Hit", "HybridRetriever",
-          "ListPage", "PaperRef", "PaperchatError", "Settings"]
+          "ListPage", "PaperMap", "PaperRef", "PaperchatError", "Settings"]
 
 
 def test_assistant_exports_exactly_the_public_api() -> None:
@@ -46,8 +46,9 @@ def test_ui_and_cli_use_only_the_assistants_public_methods() -> None:
         assert used <= door, (path.name, used - door)
 
 
-def test_ui_fake_implements_exactly_what_the_browser_app_uses() -> None:
-    used = _assistant_uses(ROOT / "ui" / "app.py") | _assistant_uses(ROOT / "ui" / "tools.py")
+def test_ui_fake_implements_exactly_what_the_browser_app_uses() -> None:  # the Chat tab, its tools and the Explore tab
+    used = (_assistant_uses(ROOT / "ui" / "app.py") | _assistant_uses(ROOT / "ui" / "tools.py")
+            | _assistant_uses(ROOT / "ui" / "explore.py"))
     fake = {name for name in vars(ScriptedAssistant) if not name.startswith("_")}
     assert fake == used
     for name in sorted(used):

@@ -15,7 +15,8 @@ import pytest
 from ui_server import SEED, Server, launch_server, start_server, stop_all, wait_ready
 
 import gradio as gr
-from assistant import Answer, Citation, Hit, ListPage
+from assistant import Answer, Citation, Hit, ListPage, PaperMap
+from assistant.paper_map import MapCluster, MapPoint
 from gradio_client import Client, handle_file
 from gradio_client.exceptions import AuthenticationError
 from ui.app import _Handlers, answer_html, chat_text, hits_html
@@ -79,7 +80,18 @@ class ScriptedAssistant:
                         next_offset=offset + limit if offset + limit < 23 else None)
 
     def paper(self, paper_id: str) -> Any:
-        return SimpleNamespace(abstract=ABSTRACT) if paper_id == "p1" else None
+        if paper_id != "p1":
+            return None
+        return SimpleNamespace(id="p1", title=f"Title {EVIL}", abstract=ABSTRACT, url="javascript:alert(1)", authors=[EVIL], venue="V")
+
+    def paper_map(self) -> PaperMap:
+        if self.fail is not None:
+            raise self.fail
+        points = [MapPoint(paper_id=f"p{i}", title=f"Title {EVIL}" if i == 1 else f"Paper {i}", venue="V", x=float(i), y=float(-i),
+                           cluster=int(i > 2)) for i in (1, 2, 3)]
+        clusters = [MapCluster(id=0, label="alpha, beta", terms=["alpha", "beta"], size=2),
+                    MapCluster(id=1, label="gamma", terms=["gamma"], size=1)]
+        return PaperMap(points=points, clusters=clusters, method="umap", key="k1", seconds=1.5)
 
     def paper_count(self) -> int:
         return 1

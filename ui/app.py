@@ -6,13 +6,12 @@ containing ``<script>`` shows as text. Markdown components (the chat, status lin
 engine's text is rendered as markdown for its emphasis and bullets, but every character that could make
 a link, image, autolink or HTML is escaped first, whatever the engine wrote (an LLM may quote an abstract's
 ``![x](http://…)``), streamed partial text included; LaTeX rendering is off. The only links on the page
-are the app's own, to a paper's http(s) URL in the sources panel (``_link``). Scripted access: ``/chat`` returns ``Answer.to_dict()``,
+are the app's own, to a paper's http(s) URL in the sources panel and the Explore tab (``_link``). Scripted access: ``/chat`` returns ``Answer.to_dict()``,
 ``/upload`` adds a paper file through the same validation as ``paperchat ingest``.
 """
 
 from __future__ import annotations
 
-import html
 import json
 import logging
 import re
@@ -24,8 +23,12 @@ from typing import Any, Iterator, Sequence
 import gradio as gr
 
 from assistant import Answer, Assistant, Citation, Hit, ListPage
+from ui.explore import explore_tab
+from ui.markup import error_message as _error_message
 from ui.markup import escape as _e
 from ui.markup import link as _link
+from ui.markup import md_text
+from ui.markup import meta_line as _meta_line
 from ui.mcp import add_tools, launch_options
 from ui.tools import RELATED_CSS, RELATED_JS, ChatTools
 from vectorstore.errors import InputError, PaperchatError
@@ -39,7 +42,6 @@ EXAMPLES = [
     "Which papers study the Hessian of neural network loss landscapes?",
 ]
 UPLOAD_TYPES = [".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".txt"]
-_MD_ESCAPE = re.compile(r"[\\\[\]()`@]|(?<=\]):|:(?=/)|(?i:www)\.")
 _ESCAPED_MARKER = re.compile(r"\\\[(\d+)\\\]")
 LIST_PAGE = 10  # papers a "Show more papers" click appends
 # the first line of a list answer that shows fewer papers than match (assistant/lists.py `heading`)
@@ -65,27 +67,10 @@ SOURCES_CSS = """
 
 
 # -- rendering (all untrusted text goes through _e) -------------------------------------------
-def md_text(text: Any) -> str:
-    """Untrusted text for a markdown component: it shows as typed and becomes no link, image or HTML.
-
-    Backslash-escapes what can start a link, image, reference definition or code span
-    (``\\ [ ] ( )`` and backticks), the ``:`` of ``scheme://`` and after ``]``, ``www.`` and ``@``
-    (GFM's bare-URL and e-mail autolinks), then HTML-escapes ``< > &`` (tags, ``<http://…>``).
-    Emphasis and bullets still render, so the answer's own ``**Title**:``, ``- `` and ``_note_`` work.
-    """
-    escaped = _MD_ESCAPE.sub(lambda m: m.group(0)[:3] + "\\." if len(m.group(0)) == 4 else "\\" + m.group(0), str(text or ""))
-    return html.escape(escaped, quote=False)
-
-
 def chat_text(text: str, cited: Sequence[int] = ()) -> str:
     """Answer text for the Chatbot's markdown: ``md_text``, ``[n]`` markers kept, cited ones in bold."""
     numbers = {str(n) for n in cited}
     return _ESCAPED_MARKER.sub(lambda m: f"**[{m.group(1)}]**" if m.group(1) in numbers else f"[{m.group(1)}]", md_text(text))
-
-
-def _meta_line(authors: Sequence[str], venue: str) -> str:
-    names = ", ".join(authors[:6]) + (f" et al. ({len(authors)} authors)" if len(authors) > 6 else "")
-    return " · ".join(_e(part) for part in (names, venue) if part)
 
 
 def highlight(abstract: str, quote: str, start: int, end: int) -> str:
@@ -162,13 +147,6 @@ def answer_html(answer: Answer, abstracts: dict[str, str], related: dict[str, st
     total = answer.timings.get("total")
     parts.append(f'<div class="pc-foot">engine: {_e(answer.engine or "-")}' + (f" · {total:.2f} s" if total else "") + "</div></div>")
     return "".join(parts)
-
-
-def _error_message(exc: BaseException) -> str:
-    if isinstance(exc, PaperchatError):
-        return str(exc)
-    return (f"unexpected error ({exc.__class__.__name__}: {str(exc)[:200]}); "
-            "see the server log, then try again or restart `paperchat serve`")
 
 
 SKIP_HINT = "tick 'Skip invalid records'"
@@ -428,6 +406,7 @@ def create_app(assistant: Assistant, mcp: bool = False) -> gr.Blocks:
                             add = gr.Button("Add papers", elem_id="pc-add-btn", variant="primary")
                     upload_status = gr.Markdown(elem_id="pc-upload-status", label="status")
                     upload_report = gr.JSON(visible=False, label="report")
+            explore_tab(assistant, sources)  # the paper map (ui/explore.py)
 
         stream_io: dict[str, Any] = dict(inputs=tools.inputs(question, chat, history, answers),
                                          outputs=tools.outputs(question, chat, sources, history, answers, asked),

@@ -45,6 +45,19 @@ def tokenize(texts: list[str]) -> list[list[str]]:
     return bm25s.tokenize(texts, stopwords="en", stemmer=_stemmer(), return_ids=False, show_progress=False)
 
 
+def words(texts: list[str]) -> list[list[str]]:
+    """The analyzer's tokens before stemming (lower-cased, stop-worded): readable words, e.g. for labels."""
+    import bm25s
+
+    return bm25s.tokenize(texts, stopwords="en", stemmer=None, return_ids=False, show_progress=False)
+
+
+def stem(words: list[str]) -> list[str]:
+    """The analyzer's stems of ``words`` (the words themselves when PyStemmer is missing)."""
+    stemmer = _stemmer()
+    return list(stemmer.stemWords(words)) if stemmer else list(words)
+
+
 def query_terms(text: str) -> list[str]:
     """Distinct topical terms of a question (analyzer tokens minus question words)."""
     stemmer = _stemmer()

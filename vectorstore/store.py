@@ -273,6 +273,17 @@ class PaperStore:
         page = self._call("get", ids=ids, include=["embeddings"])
         return {i: np.asarray(e, dtype=np.float32) for i, e in zip(page["ids"], page["embeddings"])}
 
+    def paper_embeddings(self) -> dict[str, np.ndarray]:
+        """Stored embedding (float32 vector) of every paper chunk, by chunk id, paged (the map reads these, nothing is re-embedded)."""
+        out: dict[str, np.ndarray] = {}
+        offset = 0
+        while True:
+            page = self._call("get", where={"kind": "paper"}, include=["embeddings"], limit=PAGE, offset=offset)
+            out.update((i, np.asarray(e, dtype=np.float32)) for i, e in zip(page["ids"], page["embeddings"]))
+            if len(page["ids"]) < PAGE:
+                return out
+            offset += PAGE
+
     def sentences_of(self, paper_ids: list[str]) -> list[tuple[str, dict[str, Any], np.ndarray]]:
         """(document, metadata, stored embedding) of every sentence chunk of the given papers, all versions."""
         if not paper_ids:
