@@ -182,14 +182,17 @@ class Assistant:
         return self.store.paper_count()
 
     def add_papers(self, paths: Iterable[str | Path], *, fmt: str = "auto", skip_invalid: bool = False, prune: bool = False,
-                   reset: bool = False, progress: bool | None = False) -> IngestReport:
+                   reset: bool = False, progress: bool | None = False,
+                   on_progress: Callable[[int, int], object] | None = None, capped: bool = False) -> IngestReport:
         """Add paper files to this store, validated completely before the first write (as ``paperchat ingest``).
 
         An invalid file raises ``InputError`` and changes nothing; with ``skip_invalid`` the valid
-        records are added and the rest reported in ``IngestReport.problems``.
+        records are added and the rest reported in ``IngestReport.problems``. ``on_progress(done, total)``
+        follows the papers embedded; ``capped`` refuses a file over the upload caps
+        (``Settings.upload_max_bytes``, ``upload_max_papers``) with an ``InputError``, nothing written.
         """
         return ingest(list(paths), self.settings, store=self.store, fmt=fmt, prune=prune, skip_invalid=skip_invalid,
-                      reset=reset, progress=progress)
+                      reset=reset, progress=progress, on_progress=on_progress, capped=capped)
 
     # -- answering ----------------------------------------------------------------------------------
     def ask(self, question: str, history: Sequence[Mapping[str, str]] | None = None,

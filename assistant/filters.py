@@ -269,12 +269,21 @@ class CatalogCache:
     def __init__(self, store: PaperStore) -> None:
         self.store = store
         self._lock = threading.Lock()
-        self._generation: str | None = None
-        self._catalog: Catalog | None = None
+        self._current: tuple[str, Catalog] | None = None  # (generation, its catalog), replaced as one reference
 
     def get(self) -> Catalog:
+        """The catalog of the current generation; while another thread builds it, the previous one (no waiting)."""
         generation = self.store.generation
-        with self._lock:
-            if self._catalog is None or generation != self._generation:
-                self._catalog, self._generation = Catalog.of(self.store), generation
-            return self._catalog
+        current = self._current
+        if current is not None and current[0] == generation:
+            return current[1]
+        if current is not None and not self._lock.acquire(blocking=False):
+            return current[1]
+        if current is None:
+            self._lock.acquire()
+        try:
+            if self._current is None or self._current[0] != generation:
+                self._current = (generation, Catalog.of(self.store))
+            return self._current[1]
+        finally:
+            self._lock.release()

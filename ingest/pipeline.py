@@ -108,15 +108,24 @@ def ingest(
     reset: bool = False,
     progress: bool | None = None,
     store: PaperStore | None = None,
+    on_progress: Callable[[int, int], object] | None = None,
+    capped: bool = False,
 ) -> IngestReport:
     """Ingest paper files into the store; idempotent, incremental and safe to kill at any moment.
 
     Everything is validated before the first write: an invalid record raises ``InputError``
     (or, with ``skip_invalid``, is reported in ``IngestReport.problems``) and the store is untouched.
+    ``on_progress(done, total)`` is called with the papers embedded so far (0 before the first batch);
+    ``capped`` applies the per-upload caps (``Settings.upload_max_bytes``, ``upload_max_papers``).
     """
     started = time.perf_counter()
     settings = settings or Settings()
-    papers, problems = load_papers(list(paths), fmt, skip_invalid)
+    paths = list(paths)
+    if capped:
+        check_upload_bytes(paths, settings.upload_max_bytes)
+    papers, problems = load_papers(paths, fmt, skip_invalid)
+    if capped:
+        check_upload_papers(paths, len(papers), settings.upload_max_papers)
     embedder = Embedder.from_settings(settings)
     store = store or PaperStore(settings)
     if reset:
@@ -153,24 +162,49 @@ def ingest(
     if todo or stale or store.dirty:
         store.bump_generation()
         show = progress if progress is not None else (sys.stderr.isatty() and len(todo) > 50)
+        done = 0
+        if on_progress is not None:
+            on_progress(0, len(todo))
         with _progress(len(todo), show) as bar:
             batch: list[Paper] = []
             size = 0
-            for paper in todo:
+            for i, paper in enumerate(todo, 1):
                 batch.append(paper)
                 size += len(sentence_spans(paper.abstract)) + 1
-                if size >= BATCH_CHUNKS:
+                if size >= BATCH_CHUNKS or i == len(todo):
                     report.chunks_written += _write_batch(store, embedder, batch)
                     bar.update(len(batch))
+                    done += len(batch)
+                    if on_progress is not None:
+                        on_progress(done, len(todo))
                     batch, size = [], 0
-            if batch:
-                report.chunks_written += _write_batch(store, embedder, batch)
-                bar.update(len(batch))
         # old versions go only after the new ones are committed, so a paper never disappears
         store.delete(sorted(set(stale)))
         store.bump_generation(commit=True)
     report.seconds = time.perf_counter() - started
     return report
+
+
+UPLOAD_FIX = "split the file, add it with `paperchat ingest` (no cap), or raise {var}"
+
+
+def check_upload_bytes(paths: list[str | Path], cap: int) -> None:
+    """Refuse an upload over ``cap`` bytes (``InputError``, one line naming the cap and the fix), before reading it."""
+    for path in paths:
+        try:
+            size = Path(path).stat().st_size
+        except OSError:
+            continue  # parse_file reports a missing file with its own message
+        if size > cap:
+            raise InputError(f"{size:,} bytes is over the upload cap of {cap:,} bytes",
+                             UPLOAD_FIX.format(var="PAPERCHAT_UPLOAD_MAX_BYTES"), path=path)
+
+
+def check_upload_papers(paths: list[str | Path], count: int, cap: int) -> None:
+    """Refuse an upload of more than ``cap`` papers (``InputError``), before anything is written."""
+    if count > cap:
+        raise InputError(f"{count:,} papers is over the upload cap of {cap:,} papers",
+                         UPLOAD_FIX.format(var="PAPERCHAT_UPLOAD_MAX_PAPERS"), path=paths[0] if len(paths) == 1 else "")
 
 
 def _write_batch(store: PaperStore, embedder: Embedder, batch: list[Paper]) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import time
 
 import json
 import urllib.error
@@ -105,7 +106,7 @@ class ScriptedAssistant:
         return [_hit(paper_id="p2", url="javascript:alert(1)"), _hit(paper_id="p3", title="Plain", url="https://example.org/p3")][:k]
 
     def add_papers(self, paths: Any, *, fmt: str = "auto", skip_invalid: bool = False, prune: bool = False,
-                   reset: bool = False, progress: Any = False) -> Any:
+                   reset: bool = False, progress: Any = False, on_progress: Any = None, capped: bool = False) -> Any:
         raise InputError("is not a paper file", "give a JSONL file", path=next(iter(paths)), skippable=True)
 
 
@@ -179,7 +180,7 @@ def test_unexpected_exception_does_not_hang() -> None:
 
 def test_upload_error_names_the_file_and_the_page_option(tmp_path: Path) -> None:
     path = tmp_path / "deep" / "papers.txt"
-    status, result, header = _Handlers(ScriptedAssistant()).upload(str(path))
+    status, result, header = _Handlers(ScriptedAssistant()).upload(str(path))  # fails within UPLOAD_WAIT
     assert "papers.txt: is not a paper file; give a JSONL file or tick 'Skip invalid records'" in status
     assert str(tmp_path) not in status and result["ok"] is False and result["papers"] == 1
     assert "1 papers indexed" in header and "engine: **scripted**" in header
@@ -242,6 +243,17 @@ def _papers(client: Client) -> int:
     return int(report["papers"])
 
 
+def upload_and_wait(client: Client, path: Path, timeout: float = 300) -> dict[str, Any]:
+    """``/upload`` a file, then poll ``/upload_status`` until that upload has ended; its final report."""
+    _, report, _ = client.predict(handle_file(str(path)), api_name="/upload")
+    deadline = time.monotonic() + timeout
+    while report.get("state") in ("checking", "embedding"):
+        assert time.monotonic() < deadline, f"the upload did not finish in {timeout}s: {report}"
+        time.sleep(0.3)
+        report = client.predict(api_name="/upload_status")
+    return report
+
+
 @pytest.mark.slow
 def test_cited_answer_has_the_python_api_shape(url: str) -> None:
     answer = _client(url).predict("What is Nester?", api_name="/chat")
@@ -287,8 +299,8 @@ def test_upload_adds_a_paper_that_can_be_cited(url: str, tmp_path: Path) -> None
     before = _papers(client)
     path = tmp_path / "new_papers.jsonl"
     path.write_text(json.dumps(NEW_PAPER) + "\n", encoding="utf-8")
-    status, report, _ = client.predict(handle_file(str(path)), api_name="/upload")
-    assert report["ok"] and report["added"] == 1, status
+    report = upload_and_wait(client, path)
+    assert report["ok"] and report["added"] == 1, report
     assert report["papers"] == before + 1
     answer = client.predict("How does Quokkasim simulate bioluminescent jellyfish colonies?", api_name="/chat")
     assert [c["paper_id"] for c in answer["citations"]][:1] == [NEW_PAPER["id"]]
@@ -301,9 +313,9 @@ def test_bad_upload_shows_the_error_and_changes_nothing(url: str, tmp_path: Path
     path = tmp_path / "broken.jsonl"
     path.write_text(json.dumps({**NEW_PAPER, "id": "test-ok"}) + '\n{"id": "test-bad", "abstract": "unterminated\n',
                     encoding="utf-8")
-    status, report, _ = client.predict(handle_file(str(path)), api_name="/upload")
-    assert report["ok"] is False
-    assert "malformed JSON" in status and "broken.jsonl:2" in status
+    report = upload_and_wait(client, path)
+    assert report["ok"] is False and report["state"] == "failed"
+    assert "malformed JSON" in report["error"] and "broken.jsonl:2" in report["error"]
     assert report["papers"] == before == _papers(client)
 
 

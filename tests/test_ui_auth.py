@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -17,7 +18,7 @@ USER, PASSWORD = "alice", "s3cret-pass"
 
 # (method, path): the routes that answer, run or upload something, or hand out files or the app's description
 PROTECTED = [
-    ("POST", "gradio_api/call/chat"), ("POST", "gradio_api/call/upload"), ("POST", "gradio_api/call/v2/chat"),
+    ("POST", "gradio_api/call/chat"), ("POST", "gradio_api/call/upload"), ("POST", "gradio_api/call/upload_status"), ("POST", "gradio_api/call/v2/chat"),
     ("POST", "gradio_api/run/chat"), ("POST", "gradio_api/api/chat"), ("POST", "gradio_api/queue/join"),
     ("POST", "gradio_api/upload"), ("GET", "gradio_api/upload_progress?upload_id=x"),
     ("GET", "gradio_api/queue/data?session_hash=abc"), ("GET", "gradio_api/call/chat/abc"),
@@ -62,6 +63,9 @@ def test_a_client_with_credentials_is_answered(server: Server, tmp_path: Path) -
     paper.write_text(json.dumps({"id": "auth-test-1", "title": "Auth Test Paper",
                                  "abstract": "We test that an authenticated upload is accepted by the server."}) + "\n")
     status, report, _ = client.predict(handle_file(str(paper)), False, api_name="/upload")
+    while report["state"] in ("checking", "embedding"):  # the ingest runs in the background
+        time.sleep(0.3)
+        report = client.predict(api_name="/upload_status")
     assert report["ok"] and report["added"] == 1, status
 
     with pytest.raises(Exception):  # noqa: B017 - gradio_client raises its own error types for a failed login

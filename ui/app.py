@@ -7,7 +7,8 @@ engine's text is rendered as markdown for its emphasis and bullets, but every ch
 a link, image, autolink or HTML is escaped first, whatever the engine wrote (an LLM may quote an abstract's
 ``![x](http://…)``), streamed partial text included; LaTeX rendering is off. The only links on the page
 are the app's own, to a paper's http(s) URL in the sources panel and the Explore tab (``_link``). Scripted access: ``/chat`` returns ``Answer.to_dict()``,
-``/upload`` adds a paper file through the same validation as ``paperchat ingest``.
+``/upload`` starts adding a paper file (same validation as ``paperchat ingest``, within the upload caps) and
+returns at once; the ingest runs in the background (``ui/uploads.py``) and ``/upload_status`` reports its progress.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import logging
 import re
 import signal
 import sys
+import time
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
@@ -31,6 +33,7 @@ from ui.markup import md_text
 from ui.markup import meta_line as _meta_line
 from ui.mcp import add_tools, launch_options
 from ui.tools import RELATED_CSS, RELATED_JS, ChatTools
+from ui.uploads import UploadBusy, UploadJob, Uploads
 from vectorstore.errors import InputError, PaperchatError
 from vectorstore.settings import Settings
 
@@ -150,6 +153,12 @@ def answer_html(answer: Answer, abstracts: dict[str, str], related: dict[str, st
 
 
 SKIP_HINT = "tick 'Skip invalid records'"
+UPLOAD_WAIT = 1.0  # seconds an upload's response waits for the job (a refused file or a tiny upload reports at once)
+
+
+def _job_fields(job: UploadJob) -> dict[str, Any]:
+    """The progress fields of an upload's report dict."""
+    return {"state": job.state, "job": job.number, "file": job.name, "done": job.done, "total": job.total}
 
 
 def _upload_message(exc: BaseException, path: Path) -> str:
@@ -179,6 +188,8 @@ class _Handlers:
 
     def __init__(self, assistant: Assistant) -> None:
         self.assistant = assistant
+        self.uploads = Uploads(lambda path, skip, progress: self.assistant.add_papers(
+            [path], skip_invalid=skip, on_progress=progress, capped=True))
 
     # header
     def engine_label(self) -> str:
@@ -295,33 +306,66 @@ class _Handlers:
             past += [{"role": "user", "content": answer.question}, {"role": "assistant", "content": answer.text}]
         return answer.to_dict(), past
 
-    # uploads
+    # uploads: ingested in the background (ui/uploads.py), the page polls ``upload_poll``
     def upload(self, file: str | None, skip_invalid: bool = False) -> tuple[str, dict[str, Any], str]:
-        """Add the papers in an uploaded file: (status markdown, report dict, header).
+        """Start adding the papers in an uploaded file: (status markdown, report dict, header), at once.
 
-        The file is validated completely before anything is written (as ``paperchat ingest``):
-        an invalid file changes nothing; with ``skip_invalid`` the valid records are added.
+        The ingest runs in the background, one upload at a time (a second one is refused while one runs);
+        the file is validated completely before anything is written (as ``paperchat ingest``), within the
+        upload caps. The response waits up to ``UPLOAD_WAIT`` s, so a refused file or a small upload
+        reports its outcome directly; otherwise ``report["state"]`` is "checking" or "embedding" and
+        ``/upload_status`` (or the page's timer) follows it.
         """
         if not file:
-            result = {"ok": False, "error": "no file", "papers": self._safe_count()}
+            result = {"ok": False, "state": None, "error": "no file", "papers": self._safe_count()}
             return "Choose a paper file first (JSONL, JSON, CSV or TXT).", result, self.header()
-        path = Path(file)
         try:
-            report = self.assistant.add_papers([path], skip_invalid=bool(skip_invalid))
-        except Exception as exc:  # noqa: BLE001 - InputError one-liners and anything else go to the page
-            if not isinstance(exc, PaperchatError):
-                log.exception("ingesting %s failed", path)
-            message = _upload_message(exc, path)
+            job = self.uploads.start(Path(file), bool(skip_invalid))
+        except UploadBusy as busy:
+            result = {"ok": False, "state": "busy", "error": str(busy), "papers": self._safe_count(), **_job_fields(busy.job)}
+            return f"**Not started:** {md_text(busy)}", result, self.header()
+        return self._upload_view(self.uploads.wait(UPLOAD_WAIT) or job)
+
+    def upload_status(self) -> dict[str, Any]:
+        """The current (or last) upload's report dict, as ``/upload`` returns it; ``state`` None before any."""
+        job = self.uploads.current()
+        if job is None:
+            return {"ok": True, "state": None, "error": None, "papers": self._safe_count()}
+        return self._upload_view(job, header=False)[1]
+
+    def upload_poll(self) -> tuple[Any, ...]:
+        """The page's timer: (status, report, header, timer) while an upload runs; stops the timer when it ends."""
+        job = self.uploads.current()
+        if job is None:
+            return gr.skip(), gr.skip(), gr.skip(), gr.Timer(active=False)
+        status, report, header = self._upload_view(job, header=not job.running)
+        return status, report, header if not job.running else gr.skip(), gr.Timer(active=job.running)
+
+    def _upload_view(self, job: UploadJob, header: bool = True) -> tuple[str, dict[str, Any], Any]:
+        """(status markdown, report dict, header) for an upload job in any state."""
+        name = Path(job.path)
+        fields = _job_fields(job)
+        head = self.header() if header else gr.skip()
+        if job.running:
+            result = {"ok": True, "error": None, "papers": self._safe_count(), **fields}
+            status = (f"**Adding** {md_text(job.name)}: {md_text(job.progress())} "
+                      f"({time.monotonic() - job.started:.0f} s). Questions are answered meanwhile.")
+            return status, result, head
+        if job.error is not None:
+            exc = job.error
+            message = _upload_message(exc, name)
             prefix = "Not added, the file is invalid" if isinstance(exc, InputError) else "Not added"
-            result = {"ok": False, "error": message, "papers": self._safe_count()}
-            return f"**{prefix}:** {md_text(message)}", result, self.header()
-        problems = [_upload_message(p.error, path) for p in report.problems]
+            result = {"ok": False, "error": message, "papers": self._safe_count(), **fields}
+            return f"**{prefix}:** {md_text(message)}", result, head
+        report = job.report
+        problems = [_upload_message(p.error, name) for p in report.problems]
         result = {"ok": True, "error": None, "added": report.added, "updated": report.updated,
-                  "unchanged": report.unchanged, "skipped": problems, "summary": str(report), "papers": self._safe_count()}
-        status = (f"**Added** {md_text(path.name)}: {md_text(report)}. "
+                  "unchanged": report.unchanged, "skipped": problems, "summary": str(report), "papers": self._safe_count(),
+                  **fields}
+        status = (f"**Added** {md_text(job.name)}: {md_text(report)}. "
                   f"{result['papers']} papers indexed.")
         status += "".join(f"\n- skipped {md_text(p)}" for p in problems[:20])
-        return status, result, self.header()
+        return status, result, head
 
     # list answers: "Show more papers"
     def list_state(self, history: list[dict[str, str]] | None) -> tuple[dict[str, Any] | None, Any]:
@@ -406,6 +450,7 @@ def create_app(assistant: Assistant, mcp: bool = False) -> gr.Blocks:
                             add = gr.Button("Add papers", elem_id="pc-add-btn", variant="primary")
                     upload_status = gr.Markdown(elem_id="pc-upload-status", label="status")
                     upload_report = gr.JSON(visible=False, label="report")
+                    upload_timer = gr.Timer(1.0, active=False)
             explore_tab(assistant, sources)  # the paper map (ui/explore.py)
 
         stream_io: dict[str, Any] = dict(inputs=tools.inputs(question, chat, history, answers),
@@ -421,8 +466,13 @@ def create_app(assistant: Assistant, mcp: bool = False) -> gr.Blocks:
 
         clear.click(reset, None, [chat, history, sources, question], queue=False, api_visibility="private")
         chat.clear(reset, None, [chat, history, sources, question], queue=False, api_visibility="private")
+        # the event returns at once (the ingest runs in the background); the timer polls until the job ends
         add.click(h.upload, [upload_file, skip_invalid], [upload_status, upload_report, header], api_name="upload",
-                  concurrency_id="ingest", concurrency_limit=1)
+                  concurrency_id="ingest", concurrency_limit=1).then(
+            lambda: (gr.Timer(active=True), None), None, [upload_timer, upload_file], queue=False, api_visibility="private")
+        upload_timer.tick(h.upload_poll, None, [upload_status, upload_report, header, upload_timer], queue=False,
+                          api_visibility="private")
+        gr.api(h.upload_status, api_name="upload_status", queue=False)
         demo.load(h.header, None, header, api_visibility="private", queue=False)
         tools.wire(demo, chat=chat, history=history, sources=sources, question=question, answers=answers, asked=asked,
                    clear=clear, upload_report=upload_report)
@@ -472,7 +522,8 @@ def serve(settings: Settings | None = None, host: str = "127.0.0.1", port: int =
     """
     credentials = parse_auth(auth)
     announce = lambda msg: print(msg, file=sys.stderr, flush=True)  # noqa: E731
-    assistant = Assistant(settings or Settings(), announce=announce)
+    settings = settings or Settings()
+    assistant = Assistant(settings, announce=announce)
     app = create_app(assistant, mcp=mcp)
     mcp_options = launch_options(app, credentials) if mcp else {"mcp_server": False}
     if host not in ("127.0.0.1", "localhost", "::1") and credentials is None:
@@ -484,7 +535,8 @@ def serve(settings: Settings | None = None, host: str = "127.0.0.1", port: int =
             server_name=host, server_port=port, auth=credentials, share=share, inbrowser=False,
             prevent_thread_lock=True, show_error=False, quiet=False, ssr_mode=False, pwa=False,
             enable_monitoring=False, run_history=False, footer_links=["api", "settings"],
-            max_file_size="50mb", auth_message="paperchat: log in with the --auth credentials", **mcp_options,
+            max_file_size=settings.upload_max_bytes, auth_message="paperchat: log in with the --auth credentials",
+            **mcp_options,
         )
     except OSError as exc:
         app.close()

@@ -120,8 +120,9 @@ def analyzer_key() -> str:
 class KeywordIndex:
     """BM25 over paper texts, keyed by paper id; rebuilt lazily when the store's generation changes.
 
-    The state of one generation is a ``KeywordSnapshot`` swapped as one reference under a lock;
-    every search takes the reference once, so a search never mixes two generations.
+    The state of one generation is a ``KeywordSnapshot`` swapped as one reference; one thread builds at a
+    time (under a lock no search waits on once an index exists); every search takes the reference once,
+    so a search never mixes two generations.
     """
 
     def __init__(self, store: PaperStore) -> None:
@@ -180,14 +181,25 @@ class KeywordIndex:
             pass  # a read-only cache only costs a rebuild next time
 
     def snapshot(self) -> KeywordSnapshot:
-        """The index for the store's current generation (loaded or built when it changed)."""
+        """The index for the store's current generation (loaded or built when it changed).
+
+        One thread rebuilds at a time; while it does, other threads that already have an index keep
+        searching the previous generation's snapshot instead of waiting (during an ingest the generation
+        changes after every batch, and answers must not queue behind each rebuild). Dense hits the
+        previous snapshot lacks are still found, and keyword hits it names are checked against the store.
+        """
         generation = self.store.generation
         state = self._state
-        if state.generation != generation:
-            with self._lock:
-                state = self._state
-                if state.generation != generation:
-                    state = self._state = self._load_or_build(generation)
+        if state.generation == generation:
+            return state
+        if not self._lock.acquire(blocking=state.generation is None):
+            return state  # another thread is building the new generation: use the previous one meanwhile
+        try:
+            state = self._state
+            if state.generation != generation:
+                state = self._state = self._load_or_build(generation)
+        finally:
+            self._lock.release()
         return state
 
     def refresh(self) -> None:

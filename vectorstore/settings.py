@@ -60,6 +60,12 @@ class Settings(BaseSettings):
     quotes_under_summary: bool = Field(default=True, description="LLM engines: after the model's verified sentences, show the "
                                                                   "abstract sentences it condensed (no selected fact is lost).")
 
+    # caps on one browser upload (``paperchat serve``); ``paperchat ingest`` has none
+    upload_max_bytes: int = Field(default=50_000_000, ge=1, description="Largest upload file, in bytes (50 MB; "
+                                                                         "gradio refuses larger files before they arrive).")
+    upload_max_papers: int = Field(default=10_000, ge=1, description="Most papers one upload may add or update (an ingest "
+                                                                      "of 10,000 papers takes ~20 min on 2 cores).")
+
     @property
     def chroma_dir(self) -> Path:
         return self.data_dir / "chroma"
