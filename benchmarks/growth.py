@@ -169,7 +169,7 @@ def measure(settings: Settings, steps: list[int], query: np.ndarray, mode: str) 
         store.bump_generation(commit=True)
         keyword._state = KeywordSnapshot()  # measure a cold build (read paper chunks from Chroma, tokenize, index)
         with RssSampler() as mem:
-            t = time.perf_counter(); built = keyword._load_or_build(store.generation); build_s = time.perf_counter() - t
+            t = time.perf_counter(); built = keyword._load_or_build(store.state_key); build_s = time.perf_counter() - t
         matrix_mb = sum(a.nbytes for a in built.retriever.scores.values() if hasattr(a, "nbytes")) / 2**20
         retriever.search("sparse gradient robust optimization", 10, vector=query)  # warm
         times = []

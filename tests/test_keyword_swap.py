@@ -32,6 +32,10 @@ class FlippingStore:
     def generation(self) -> str:
         return self.current[0]
 
+    @property
+    def state_key(self) -> str:
+        return self.current[0]
+
     def flip(self) -> None:
         self.flips += 1
         corpus = "y" if self.current[1] == "x" else "x"

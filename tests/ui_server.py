@@ -35,9 +35,10 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def _env() -> dict[str, str]:
+def _env(extra: dict[str, str] | None = None) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PAPERCHAT_")}
     env.update(OFFLINE_ENV)
+    env.update(extra or {})
     env["PYTHONUNBUFFERED"] = "1"
     return env
 
@@ -79,14 +80,15 @@ def stop_all(servers: list[Server]) -> None:
             server.proc.wait(timeout=10)
 
 
-def launch_server(persist_dir: Path, *extra: str) -> Server:
-    """Start ``paperchat serve --engine extractive`` on a free port (without waiting; see ``wait_ready``)."""
+def launch_server(persist_dir: Path, *extra: str, env: dict[str, str] | None = None) -> Server:
+    """Start ``paperchat serve --engine extractive`` on a free port (without waiting; see ``wait_ready``);
+    ``env``: extra environment variables (e.g. ``PAPERCHAT_UPLOAD_MAX_PAPERS``)."""
     port = free_port()
     log = persist_dir.parent / f"serve-{port}.log"
     cmd = [sys.executable, "-m", "ui.cli", "serve", "--port", str(port), "--persist-dir", str(persist_dir),
            "--engine", "extractive", *extra]
     with open(log, "wb") as handle:
-        proc = subprocess.Popen(cmd, cwd=REPO, env=_env(), stdout=handle, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(cmd, cwd=REPO, env=_env(env), stdout=handle, stderr=subprocess.STDOUT)
     return Server(proc, f"http://127.0.0.1:{port}/", log)
 
 
@@ -107,6 +109,6 @@ def wait_ready(server: Server, timeout: float = 300) -> Server:
     raise AssertionError(f"paperchat serve did not answer on {server.url} within {timeout:.0f}s:\n{server.output()[-4000:]}")
 
 
-def start_server(persist_dir: Path, *extra: str, timeout: float = 300) -> Server:
+def start_server(persist_dir: Path, *extra: str, timeout: float = 300, env: dict[str, str] | None = None) -> Server:
     """``launch_server`` and ``wait_ready``."""
-    return wait_ready(launch_server(persist_dir, *extra), timeout)
+    return wait_ready(launch_server(persist_dir, *extra, env=env), timeout)

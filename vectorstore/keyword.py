@@ -1,8 +1,9 @@
 """BM25 keyword index over the papers in the store (title + abstract).
 
 The index is derived from Chroma, never written independently: it is cached on disk under
-the collection's *generation* token, which every ingest changes before and after it writes.
-So whatever happens to an ingest (crash included), the index in use always matches Chroma.
+the collection's *generation* token, which every write changes after it, and the chunk count, which
+a write changes even when its writer is killed before changing the generation (``PaperStore.state_key``).
+So whatever happens to an ingest (crash included, several writers on one server), the index in use matches Chroma.
 """
 
 from __future__ import annotations
@@ -69,7 +70,7 @@ def query_terms(text: str) -> list[str]:
 class KeywordSnapshot:
     """One generation of the index: everything a search reads, built together and replaced as one object."""
 
-    generation: str | None = None
+    generation: str | None = None  # the store's ``state_key`` (generation and chunk count) it was built from
     retriever: Any = None
     ids: tuple[str, ...] = ()
     hashes: Mapping[str, str] = field(default_factory=dict)
@@ -144,7 +145,7 @@ class KeywordIndex:
             retriever, ids, hashes = self._build()
             # a write during the build (another process) changed the generation: use this index for
             # now, but never cache it under a generation whose contents it may not match
-            if self.store.generation == generation:
+            if self.store.state_key == generation:
                 self._save(folder, retriever, ids, hashes)
         df = np.diff(retriever.scores["indptr"]) if ids else np.zeros(0)
         return KeywordSnapshot(generation, retriever, tuple(ids), dict(zip(ids, hashes)), df)
@@ -188,7 +189,7 @@ class KeywordIndex:
         changes after every batch, and answers must not queue behind each rebuild). Dense hits the
         previous snapshot lacks are still found, and keyword hits it names are checked against the store.
         """
-        generation = self.store.generation
+        generation = self.store.state_key  # generation and chunk count
         state = self._state
         if state.generation == generation:
             return state

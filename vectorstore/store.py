@@ -184,6 +184,18 @@ class PaperStore:
         self._collection = collection
         return str((collection.metadata or {}).get("generation", ""))
 
+    @property
+    def state_key(self) -> str:
+        """The generation and the chunk count: what derived indexes (BM25) are keyed by.
+
+        Every write changes the generation after it, but a writer killed between its write and that
+        change (or two writers' metadata updates crossing on one server) leaves the generation as it
+        was; the count changes with any such write (chunk ids carry the content hash, so a write adds or
+        removes ids), so an index built before it is never taken for the current one.
+        """
+        generation = self.generation
+        return f"{generation}-{self.count()}"
+
     def bump_generation(self, commit: bool = False) -> None:
         """Change the generation token; ``commit=True`` also marks the store as consistent again.
 
