@@ -93,7 +93,8 @@ def test_upload_runs_in_the_background_while_others_are_answered(server: Server,
     second = _icml(tmp_path, "second-upload.jsonl", 1000, 5)
     status2, report2, _ = other.predict(handle_file(str(second)), False, api_name="/upload")
     assert report2["state"] == "busy" and not report2["ok"], report2
-    assert "an upload is already running (background-upload.jsonl: embedding" in status2
+    assert report2["error"].startswith("an upload is already running (background-upload.jsonl: embedding ")
+    assert "**Not started:** an upload is already running" in status2
     assert not _copies(uploads_root, second.name)
 
     # progress goes up to the total; papers become searchable as their batch commits

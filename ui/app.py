@@ -322,7 +322,8 @@ class _Handlers:
         try:
             job = self.uploads.start(Path(file), bool(skip_invalid))
         except UploadBusy as busy:
-            result = {"ok": False, "state": "busy", "error": str(busy), "papers": self._safe_count(), **_job_fields(busy.job)}
+            # the progress fields are the running upload's
+            result = {**_job_fields(busy.job), "ok": False, "state": "busy", "error": str(busy), "papers": self._safe_count()}
             return f"**Not started:** {md_text(busy)}", result, self.header()
         return self._upload_view(self.uploads.wait(UPLOAD_WAIT) or job)
 
