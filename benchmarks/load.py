@@ -57,7 +57,16 @@ def session(url: str, plan: list[tuple[str, str]], results: list[dict], until: t
     """Ask the plan's questions in order (over and over until ``until`` is set, when given)."""
     from gradio_client import Client
 
-    client = Client(url, verbose=False)
+    for attempt in range(5):  # 16 clients fetching the API description at once can time out on a loaded machine
+        try:
+            client = Client(url, verbose=False)
+            break
+        except Exception as exc:  # noqa: BLE001 - retried, then counted as an error
+            if attempt == 4:
+                results.append({"ok": False, "own": False, "cited": [], "start": time.perf_counter(), "seconds": 0.0,
+                                "error": f"client could not connect: {exc!r}"})
+                return
+            time.sleep(2.0)
     while True:
         for question, gold in plan:
             started = time.perf_counter()
