@@ -182,6 +182,7 @@ class Terms:
     words: set[str] = field(default_factory=set)           # every lower-cased word, for prefix negations
     surface: dict[str, str] = field(default_factory=dict)  # stem -> the word as written
     number_context: dict[float, set[str]] = field(default_factory=dict)  # value -> content stems next to it
+    relative: set[float] = field(default_factory=set)  # values said as a difference: "18.3% higher than", "by 2x"
 
 
 def _is_name(token: str, position: int) -> bool:
@@ -192,6 +193,13 @@ def _is_name(token: str, position: int) -> bool:
 
 def _is_content(word: str) -> bool:
     return word not in STOPWORDS and word not in NEGATIONS and word not in _GENERIC and not word[0].isdigit() and len(word) > 1
+
+
+# words next to a number that make it a difference, not a level: "18.3% higher than", "improves by 2x", "saves 40%"
+_RELATIVE_CUES = frozenset(
+    "higher lower more less better worse faster slower larger smaller fewer greater than by improvement improvements "
+    "improves improved improve gain gains increase increases decrease decreases reduction reduces reduced reduce "
+    "speedup speed-up saves saving savings outperforms outperforming surpassing surpasses boost boosts margin".split())
 
 
 def analyse(text: str) -> Terms:
@@ -210,9 +218,12 @@ def analyse(text: str) -> Terms:
             continue
         near = {stem(w) for w in [w for w in lowered[max(i - 6, 0) : i] if _is_content(w)][-3:]
                 + [w for w in lowered[i + 1 : i + 7] if _is_content(w)][:3]}
+        relative = bool(_RELATIVE_CUES & set(lowered[max(i - 3, 0) : i] + lowered[i + 1 : i + 4]))
         for scale in (1, 1000, 10**6, 10**9):
             if round(value * scale, 6) in terms.numbers:
                 terms.number_context.setdefault(round(value * scale, 6), set()).update(near)
+                if relative:
+                    terms.relative.add(round(value * scale, 6))
     for position, token in enumerate(_NAME_TOKEN.findall(text)):
         if _is_name(token, position) and not token.isdigit() and token.lower() not in STOPWORDS:
             if not re.fullmatch(r"\d+(?:\.\d+)?[kKMBx%]?", token):
@@ -391,10 +402,11 @@ def _verbatim(claim_text: str, paper: Abstract) -> tuple[int, int] | None:
 
 
 def _number_supported(value: float, claim: Terms, support: list[Terms]) -> bool:
-    """The value appears in a support sentence, said of the same thing (a shared word next to it)."""
+    """The value appears in a support sentence, said of the same thing (a shared word next to it); a value the
+    claim gives as a difference ("70.7% higher than") must be one there too (not "achieving 70.7%")."""
     mine = claim.number_context.get(value, set())
     for terms in support:
-        if value in terms.numbers:
+        if value in terms.numbers and (value not in claim.relative or value in terms.relative):
             theirs = terms.number_context.get(value, set())
             if not mine or not theirs or any(_covered(s, theirs) for s in mine):
                 return True

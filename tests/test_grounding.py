@@ -131,6 +131,14 @@ def test_numbers_are_compared_as_values():
     assert not _kept("Nester trains three models [1].", latex, "p")
 
 
+def test_a_level_is_not_a_difference():
+    """A number the claim gives as a difference must be a difference in the abstract too (a 0.5B model wrote the first)."""
+    sentence = [Source(1, "p", "Nester", "Nester achieves 70.7% Top-1 Exact Match, which is 18.3% and 3.6% higher than HiTyper and TypeGen.")]
+    assert not _kept("Nester's Top-1 exact match is 70.7% higher than HiTyper's [1].", sentence, "p")
+    assert _kept("Nester's Top-1 exact match is 18.3% higher than HiTyper's [1].", sentence, "p")
+    assert _kept("Nester reaches 70.7% Top-1 Exact Match [1].", sentence, "p")
+
+
 def test_a_reversed_finding_loses_its_marker():
     assert _kept("Nester needs no retraining for new type systems [1].")
     assert not _kept("Nester requires retraining for new type systems [1].")
