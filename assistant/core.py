@@ -23,7 +23,7 @@ from assistant.filters import LISTING_ENGINE, CatalogCache, Filters, listing, to
 from assistant.grounding import verify
 from assistant import lists
 from assistant.paper_map import PaperMap, PaperMapCache
-from assistant.selection import LIST_SHOWN, Shape, near_miss_text, question_shape, render, select, unanswered
+from assistant.selection import LIST_SHOWN, Shape, near_miss_text, question_shape, render, select, unanswered, with_named_paper
 from assistant.related import related as find_related
 from assistant.retrieval import FusionConfig, HybridRetriever
 from assistant.types import Answer, Citation, Hit, ListPage, Removed
@@ -281,6 +281,8 @@ class Assistant:
         evidence = select_evidence(self.store, self.embedder.encode, vector, idf, hits, papers, depth)
         selected = select(turn.question, evidence, shape)
         timings["evidence"] = time.perf_counter() - t1
+        if shape == "single":  # "A and B": a second paper whose title holds what the first never mentions joins
+            selected = with_named_paper(query, idf, selected, evidence)
         missing = unanswered(query, idf, selected) if shape == "single" else []
         if missing:  # on the topic, but no paper says what was asked: say so, quote the nearest
             turn.near_miss = True

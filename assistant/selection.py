@@ -110,19 +110,51 @@ def unanswered(question: str, idf: dict[str, float], selected: list[Evidence]) -
     """The question's words that the selected papers never mention, when they carry at least
     ``NEAR_MISS_SHARE`` of its weight (idf, times rarity in English so "how much" counts little):
     a near miss, the paper is on the topic but does not say what was asked. Else ``[]``."""
-    from assistant.claims import rarity
-    from vectorstore.keyword import tokenize
-
     if not idf or not selected:
         return []
-    words = re.findall(r"[\w-]+", question)
-    surface = {stems[0]: word for word, stems in zip(words, tokenize(words)) if stems}
-    weight = {term: value * (0.3 + 0.7 * rarity(surface.get(term, term))) for term, value in idf.items()}
-    present = set().union(*(set(t) for t in tokenize([f"{ev.source.title} {ev.source.abstract}" for ev in selected])))
+    weight, surface = _question_weights(question, idf)
+    present = _terms([f"{ev.source.title} {ev.source.abstract}" for ev in selected])
     missing = [term for term in weight if term not in present]
     if sum(weight[t] for t in missing) < NEAR_MISS_SHARE * sum(weight.values()):
         return []
     return [surface.get(t, t) for t in missing]
+
+
+def _question_weights(question: str, idf: dict[str, float]) -> tuple[dict[str, float], dict[str, str]]:
+    from assistant.claims import rarity
+    from vectorstore.keyword import tokenize
+
+    words = re.findall(r"[\w-]+", question)
+    surface = {stems[0]: word for word, stems in zip(words, tokenize(words)) if stems}
+    return {term: value * (0.3 + 0.7 * rarity(surface.get(term, term))) for term, value in idf.items()}, surface
+
+
+def _terms(texts: list[str]) -> set[str]:
+    from vectorstore.keyword import tokenize
+
+    return set().union(*(set(t) for t in tokenize(texts))) if texts else set()
+
+
+def with_named_paper(question: str, idf: dict[str, float], selected: list[Evidence], evidence: list[Evidence]) -> list[Evidence]:
+    """``selected`` plus a paper whose *title* holds most of what the selected papers never mention
+    ("Jetfire … and QA-LoRA …": the question names a second paper), up to ``MAX_SINGLE_PAPERS``."""
+    if not idf or not selected or len(selected) >= MAX_SINGLE_PAPERS:
+        return selected
+    weight, _ = _question_weights(question, idf)
+    present = _terms([f"{ev.source.title} {ev.source.abstract}" for ev in selected])
+    missing = {t: w for t, w in weight.items() if t not in present}
+    if not missing:
+        return selected
+    chosen = {ev.source.paper_id for ev in selected}
+    for ev in evidence:
+        if ev.source.paper_id not in chosen and ev.sentences:
+            title = _terms([ev.source.title])
+            if sum(w for t, w in missing.items() if t in title) >= NAMED_SHARE * sum(missing.values()):
+                return [*selected, _keep(ev, 1)]
+    return selected
+
+
+NAMED_SHARE = 0.5  # the share of the unanswered words a second paper's title must hold to be the paper the question names
 
 
 def near_miss_text(missing: list[str], evidence: list[Evidence], papers: int = 3) -> str:

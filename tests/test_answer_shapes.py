@@ -47,3 +47,33 @@ def test_near_miss_says_so_and_lists_the_nearest(assistant: Assistant):
     assert answer.citations and answer.citations[0].paper_id == "icml2025-44081"
     plain = assistant.ask("What results does Nester report on ManyTypes4Py?")
     assert not plain.near_miss and not plain.abstained
+
+
+def test_a_question_naming_two_papers_quotes_both_not_a_near_miss(assistant: Assistant):
+    """The second paper's words are missing from the first: its title holds them, so it joins the answer."""
+    answer = assistant.ask("Dataflow-Guided Neuro-Symbolic Language Models for Type Inference and "
+                           "TINED: GNNs-to-MLPs by Teacher Injection and Dirichlet Energy Distillation")
+    assert not answer.near_miss and not answer.abstained
+    assert {c.paper_id for c in answer.citations} == {"icml2025-44081", "icml2025-44094"}
+
+
+def test_a_second_paper_named_by_title_joins_instead_of_a_near_miss():
+    from assistant.evidence import Evidence
+    from assistant.selection import unanswered, with_named_paper
+    from assistant.types import Source
+    from vectorstore.keyword import query_terms
+
+    jet = Source(1, "a", "Jetfire: Efficient Transformer Pretraining with INT8 Data Flow",
+                 "We pretrain transformers with INT8 data flow. Jetfire is efficient and accurate.")
+    qa = Source(2, "b", "QA-LoRA: Quantization-Aware Low-Rank Adaptation of Large Language Models",
+                "We propose quantization-aware low-rank adaptation. It fine-tunes large language models.")
+    evidence = [Evidence(jet, [(0, 48, 0.9)]), Evidence(qa, [(0, 52, 0.5)])]
+    def idf(q: str) -> dict[str, float]:
+        return {t: 1.0 for t in query_terms(q)}
+
+    named = "Jetfire: Efficient Transformer Pretraining with INT8 Data Flow and QA-LoRA: Quantization-Aware Low-Rank Adaptation"
+    assert unanswered(named, idf(named), evidence[:1])  # the lead alone: a near miss
+    joined = with_named_paper(named, idf(named), evidence[:1], evidence)
+    assert [ev.source.paper_id for ev in joined] == ["a", "b"] and not unanswered(named, idf(named), joined)
+    detail = "Which learning rate schedule and optimizer momentum did Jetfire pretraining use?"
+    assert with_named_paper(detail, idf(detail), evidence[:1], evidence) == evidence[:1]
