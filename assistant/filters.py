@@ -136,6 +136,7 @@ class Catalog:
     """The store's papers' venue, year and authors (one read of the paper chunks' metadata)."""
 
     entries: list[_Entry] = field(default_factory=list)
+    _resolved: dict[tuple[tuple[str, Any], ...], set[str]] = field(default_factory=dict, repr=False)
 
     @classmethod
     def of(cls, store: PaperStore) -> "Catalog":
@@ -169,6 +170,12 @@ class Catalog:
         """Paper ids passing ``filters`` (None: no filter). Unknown values raise ``InputError`` naming what exists."""
         if not filters:
             return None
+        key = tuple(sorted(filters.active().items()))
+        if key not in self._resolved:  # a catalog is one generation's: its answers never change
+            self._resolved[key] = self._resolve(filters)
+        return self._resolved[key]
+
+    def _resolve(self, filters: Filters) -> set[str]:
         entries = self.entries
         if filters.venue is not None:
             wanted = fold(filters.venue)

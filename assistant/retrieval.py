@@ -22,6 +22,8 @@ from vectorstore.store import PaperStore, StoredPaper, chunk_id, split_chunk_id
 
 
 FILTER_SCAN = 10_000_000  # a filtered keyword search ranks every paper with a positive score, then masks
+OVERSAMPLE_SHARE = 0.2  # a filter keeping at least this share of the papers: search unfiltered deeper and mask (see _nearest)
+MAX_OVERSAMPLE = 2000  # ... at most this many chunks deep
 
 
 @dataclass(frozen=True)
@@ -119,6 +121,20 @@ class HybridRetriever(BaseRetriever):
         timings["fuse"] = time.perf_counter() - t0
         return hits, papers
 
+    def _nearest(self, vector: np.ndarray, n: int, allowed: set[str] | None) -> list[tuple[str, float]]:
+        """The ``n`` nearest chunks of the allowed papers. A ``$in`` filter over thousands of ids is slow in Chroma, so
+        a large subset is searched unfiltered ``1/share`` times deeper and masked; if that leaves fewer than ``n``, and
+        for small subsets, Chroma filters (fast for a few ids)."""
+        if allowed is None:
+            return self.store.nearest_ids(vector.tolist(), n=n)
+        share = len(allowed) / max(len(self.keyword.snapshot().ids), 1)
+        if share >= OVERSAMPLE_SHARE:
+            deeper = self.store.nearest_ids(vector.tolist(), n=min(int(n / share * 2), MAX_OVERSAMPLE))
+            kept = [hit for hit in deeper if split_chunk_id(hit[0])[0] in allowed][:n]
+            if len(kept) >= n:
+                return kept
+        return self.store.nearest_ids(vector.tolist(), n=n, where={"paper_id": {"$in": sorted(allowed)}})
+
     def candidates(self, query: str, pool: int, timings: dict[str, float] | None = None,
                    vector: np.ndarray | None = None, allowed: set[str] | None = None) -> Candidates:
         """Union of the dense and keyword candidates, each with both scores (before fusion).
@@ -133,8 +149,7 @@ class HybridRetriever(BaseRetriever):
             timings["embed"] = time.perf_counter() - t0
         t1 = time.perf_counter()
         # a filter applies before ranking: Chroma searches only the allowed papers' chunks, BM25 ranks all and is masked
-        where = {"paper_id": {"$in": sorted(allowed)}} if allowed is not None else None
-        nearest = self.store.nearest_ids(vector.tolist(), n=pool * 3, where=where)
+        nearest = self._nearest(vector, pool * 3, allowed)
         t2 = time.perf_counter()
         indexed_now = self.keyword.snapshot()  # one generation for the search and the versions it names
         if allowed is None:
