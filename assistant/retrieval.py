@@ -22,8 +22,8 @@ from vectorstore.store import PaperStore, StoredPaper, chunk_id, split_chunk_id
 
 
 FILTER_SCAN = 10_000_000  # a filtered keyword search ranks every paper with a positive score, then masks
-OVERSAMPLE_SHARE = 0.2  # a filter keeping at least this share of the papers: search unfiltered deeper and mask (see _nearest)
-MAX_OVERSAMPLE = 2000  # ... at most this many chunks deep
+OVERSAMPLE_SHARE = 0.08  # a filter keeping at least this share of the papers: search unfiltered deeper and mask (see _nearest)
+MAX_OVERSAMPLE = 3000  # ... at most this many chunks deep
 
 
 @dataclass(frozen=True)
