@@ -244,6 +244,18 @@ def test_cli_related(mixed: Settings, run_cli: Callable[..., CliResult]) -> None
         "paperchat: error: no paper with id 'no-such-id'; find ids with `paperchat search QUERY`"]
 
 
+def test_cli_map(mixed: Settings, run_cli: Callable[..., CliResult]) -> None:
+    """`paperchat map`: the Explore tab's topics in the terminal; --json every paper once."""
+    store = cli_store_args(mixed)
+    papers = 19 + len(ICML2024) + len(ML2025)
+    result = run_cli("map", "--titles", "1", *store)
+    assert result.returncode == 0 and result.stdout.startswith(f"{papers} papers in "), result.stdout[:200]
+    lines = result.stdout.splitlines()[1:]
+    assert sum(int(line.split()[0]) for line in lines if not line.lstrip().startswith("-")) == papers
+    full = json.loads(run_cli("map", "--json", *store).stdout)
+    assert len({p["paper_id"] for p in full["points"]}) == len(full["points"]) == papers and full["method"] == "umap"
+
+
 # -- export -------------------------------------------------------------------------------------------------
 def test_bibtex_export_parses_with_a_real_parser_and_escapes(assistant: Assistant) -> None:
     import bibtexparser

@@ -1,4 +1,4 @@
-"""CLI research tools: filter flags, ``paperchat search`` and ``paperchat related``.
+"""CLI research tools: filter flags, ``paperchat search``, ``paperchat related`` and ``paperchat map``.
 
 Separate from ``ui/cli.py`` so the commands stay small; every command goes through the ``Assistant``.
 """
@@ -64,9 +64,24 @@ def cmd_related(args: argparse.Namespace, assistant: Assistant) -> int:
     return 0
 
 
+def cmd_map(args: argparse.Namespace, assistant: Assistant) -> int:
+    """The paper map's topics (largest first) with a few titles each; ``--json``: every point too."""
+    paper_map = assistant.paper_map()
+    if args.json:
+        print(json.dumps(paper_map.model_dump(), ensure_ascii=False, indent=2))
+        return 0
+    print(f"{len(paper_map.points)} papers in {len(paper_map.clusters)} topics ({paper_map.method}):")
+    for cluster in paper_map.clusters:
+        titles = [p.title for p in paper_map.points if p.cluster == cluster.id][: args.titles]
+        print(f"{cluster.size:>6}  {printable(cluster.label)}")
+        for title in titles:
+            print(f"        - {printable(title)}")
+    return 0
+
+
 def add_commands(sub: Any, store_flags: Callable[[argparse.ArgumentParser], None],
                  make: Callable[[argparse.Namespace], Assistant]) -> None:
-    """Register ``search`` and ``related`` on the ``paperchat`` parser."""
+    """Register ``search``, ``related`` and ``map`` on the ``paperchat`` parser."""
     p = sub.add_parser("search", help="the best papers for a query (no answer), optionally filtered")
     p.add_argument("query")
     p.add_argument("--k", type=int, metavar="N", help="papers to list (default 10)")
@@ -82,3 +97,9 @@ def add_commands(sub: Any, store_flags: Callable[[argparse.ArgumentParser], None
     filter_flags(p)
     store_flags(p)
     p.set_defaults(func=lambda args: cmd_related(args, make(args)))
+
+    p = sub.add_parser("map", help="the paper map's topics (the Explore tab's clusters), or every point with --json")
+    p.add_argument("--titles", type=int, default=3, metavar="N", help="titles shown per topic (default 3)")
+    p.add_argument("--json", action="store_true", help="print the whole map (points and clusters) as JSON")
+    store_flags(p)
+    p.set_defaults(func=lambda args: cmd_map(args, make(args)))
