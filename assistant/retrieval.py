@@ -24,6 +24,7 @@ from vectorstore.store import PaperStore, StoredPaper, chunk_id, split_chunk_id
 FILTER_SCAN = 10_000_000  # a filtered keyword search ranks every paper with a positive score, then masks
 OVERSAMPLE_SHARE = 0.08  # a filter keeping at least this share of the papers: search unfiltered deeper and mask (see _nearest)
 MAX_OVERSAMPLE = 3000  # ... at most this many chunks deep
+SMALL_SUBSET = 200  # a filter keeping at most this many papers: their chunks' vectors are compared exactly (store.nearest_among)
 
 
 @dataclass(frozen=True)
@@ -122,11 +123,14 @@ class HybridRetriever(BaseRetriever):
         return hits, papers
 
     def _nearest(self, vector: np.ndarray, n: int, allowed: set[str] | None) -> list[tuple[str, float]]:
-        """The ``n`` nearest chunks of the allowed papers. A ``$in`` filter over thousands of ids is slow in Chroma, so
-        a large subset is searched unfiltered ``1/share`` times deeper and masked; if that leaves fewer than ``n``, and
-        for small subsets, Chroma filters (fast for a few ids)."""
+        """The ``n`` nearest chunks of the allowed papers. Chroma's filtered query costs tens of ms, and more with
+        thousands of ids, so a few papers are compared exactly (their vectors read by id), a large subset is searched
+        unfiltered ``1/share`` times deeper and masked, and only what falls between (or a mask that leaves fewer
+        than ``n``) goes through Chroma's filter."""
         if allowed is None:
             return self.store.nearest_ids(vector.tolist(), n=n)
+        if len(allowed) <= SMALL_SUBSET:
+            return self.store.nearest_among(vector.tolist(), n, allowed)
         share = len(allowed) / max(len(self.keyword.snapshot().ids), 1)
         if share >= OVERSAMPLE_SHARE:
             deeper = self.store.nearest_ids(vector.tolist(), n=min(int(n / share * 2), MAX_OVERSAMPLE))

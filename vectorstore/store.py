@@ -271,6 +271,18 @@ class PaperStore:
         result = self._call("query", query_embeddings=[embedding], n_results=n, include=["distances"], where=where)
         return [(i, 1.0 - float(dist)) for i, dist in zip(result["ids"][0], result["distances"][0])]
 
+    def nearest_among(self, embedding: list[float], n: int, paper_ids: set[str]) -> list[tuple[str, float]]:
+        """Like ``nearest_ids`` over the chunks of a few papers only, exact: their stored vectors are read and
+        compared here (Chroma's filtered query costs tens of ms whatever the subset's size)."""
+        page = self._call("get", where={"paper_id": {"$in": sorted(paper_ids)}}, include=["embeddings"])
+        if not page["ids"]:
+            return []
+        vectors = np.asarray(page["embeddings"], dtype=np.float32)
+        query = np.asarray(embedding, dtype=np.float32)
+        sims = vectors @ query / np.maximum(np.linalg.norm(vectors, axis=1) * np.linalg.norm(query), 1e-12)
+        order = np.argsort(-sims)[:n]
+        return [(page["ids"][i], float(sims[i])) for i in order]
+
     def chunks(self, ids: list[str]) -> dict[str, tuple[str, dict[str, Any]]]:
         """(document, metadata) of the given chunk ids that exist."""
         if not ids:
