@@ -244,6 +244,16 @@ def test_cli_related(mixed: Settings, run_cli: Callable[..., CliResult]) -> None
         "paperchat: error: no paper with id 'no-such-id'; find ids with `paperchat search QUERY`"]
 
 
+def test_a_small_subset_is_compared_exactly_like_chromas_filtered_query(assistant: Assistant) -> None:
+    """store.nearest_among (vectors read by paper id, compared here) ranks as Chroma's own filtered query does."""
+    ids = {"icml2025-44081", "icml2024-poster-33545", "aistats2025-KO7fATqh2W"}
+    vector = assistant.embedder.encode(["type inference with language models"])[0].tolist()
+    ours = assistant.store.nearest_among(vector, 12, ids)
+    chroma = assistant.store.nearest_ids(vector, 12, where={"paper_id": {"$in": sorted(ids)}})
+    assert [cid for cid, _ in ours] == [cid for cid, _ in chroma] and len(ours) == 12
+    assert all(abs(a - b) < 1e-4 for (_, a), (_, b) in zip(ours, chroma))
+
+
 def test_cli_map(mixed: Settings, run_cli: Callable[..., CliResult]) -> None:
     """`paperchat map`: the Explore tab's topics in the terminal; --json every paper once."""
     store = cli_store_args(mixed)
