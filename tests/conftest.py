@@ -256,6 +256,19 @@ class Snapshot:
 
 
 def snapshot(store: PaperStore, embeddings: bool = False) -> Snapshot:
+    """Every chunk of the store. A `chroma run` server right after a killed writer has been seen (once, under a
+    loaded CI run) to answer ``count`` with fewer records than ``get`` returns for a moment, so a mismatch is read
+    again for up to 20 s before it fails."""
+    deadline = time.monotonic() + 20
+    while True:
+        snap, count = _snapshot(store, embeddings), store.count()
+        if len(snap.chunks) == count or time.monotonic() > deadline:
+            assert len(snap.chunks) == count, f"get returned {len(snap.chunks)} chunks, count says {count}"
+            return snap
+        time.sleep(1)
+
+
+def _snapshot(store: PaperStore, embeddings: bool) -> Snapshot:
     include = ["documents", "metadatas"] + (["embeddings"] if embeddings else [])
     chunks: dict[str, tuple[str, dict[str, Any]]] = {}
     vectors: dict[str, np.ndarray] = {}
@@ -270,7 +283,6 @@ def snapshot(store: PaperStore, embeddings: bool = False) -> Snapshot:
         if len(page["ids"]) < 5000:
             break
         offset += 5000
-    assert len(chunks) == store.count()
     return Snapshot(chunks, vectors)
 
 
