@@ -84,14 +84,21 @@ def browser_context(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object
 @pytest.fixture
 def page(browser_context, server: Server):  # type: ignore[no-untyped-def]
     """A fresh page (a new session) on the app; records dialogs and any request that leaves the machine."""
+    page = open_page(browser_context, server.url)
+    yield page
+    page.close()
+
+
+def open_page(browser_context: Any, url: str) -> Any:
+    """A new page (a new session) on the app at ``url``, recording dialogs (``page.dialogs``) and every request
+    that leaves the machine (``page.external``), once the app has rendered."""
     page = browser_context.new_page()
     page.dialogs, page.external = [], []
     page.on("dialog", lambda dialog: (page.dialogs.append(dialog.message), dialog.dismiss()))
-    page.on("request", lambda req: None if req.url.startswith((server.url, "data:", "blob:")) else page.external.append(req.url))
-    page.goto(server.url)
+    page.on("request", lambda req: None if req.url.startswith((url, "data:", "blob:")) else page.external.append(req.url))
+    page.goto(url)
     page.wait_for_selector("#pc-sources .pc-empty")
-    yield page
-    page.close()
+    return page
 
 
 def ask(page, question: str) -> None:  # type: ignore[no-untyped-def]

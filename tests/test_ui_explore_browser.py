@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
-from test_ui_browser import NESTER_TITLE, ask, chromium
+from test_ui_browser import NESTER_TITLE, ask, chromium, open_page
 from ui_server import REPO, SEED, SHARED, Server, paperchat, start_server
 
 pytestmark = pytest.mark.slow
@@ -63,12 +63,7 @@ def browser_context(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 
 @pytest.fixture
 def page(browser_context: Any, server: Server) -> Iterator[Any]:
-    page = browser_context.new_page()
-    page.dialogs, page.external = [], []
-    page.on("dialog", lambda dialog: (page.dialogs.append(dialog.message), dialog.dismiss()))
-    page.on("request", lambda req: None if req.url.startswith((server.url, "data:", "blob:")) else page.external.append(req.url))
-    page.goto(server.url)
-    page.wait_for_selector("#pc-sources .pc-empty")
+    page = open_page(browser_context, server.url)
     yield page
     page.close()
 

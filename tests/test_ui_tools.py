@@ -13,7 +13,7 @@ from typing import Any, Iterator
 import bibtexparser
 import pytest
 from test_ui_api import EVIL, ScriptedAssistant, _answer, _hit
-from test_ui_browser import ask, chromium, last_answer
+from test_ui_browser import ask, chromium, last_answer, open_page
 from ui_server import SHARED, SEED, Server, paperchat, start_server
 
 import gradio as gr
@@ -133,11 +133,7 @@ def browser_context(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 
 @pytest.fixture
 def page(browser_context: Any, server: Server) -> Iterator[Any]:
-    page = browser_context.new_page()
-    page.external = []
-    page.on("request", lambda req: None if req.url.startswith((server.url, "data:", "blob:")) else page.external.append(req.url))
-    page.goto(server.url)
-    page.wait_for_selector("#pc-sources .pc-empty")
+    page = open_page(browser_context, server.url)
     yield page
     page.close()
 
