@@ -136,6 +136,8 @@ def answer_html(answer: Answer, abstracts: dict[str, str], related: dict[str, st
     """
     related = related or {}
     parts = ['<div class="pc-sources">', _searched(answer.question, answer.query)]
+    if answer.removed:  # what the verifier took out of the engine's text, and why: above the cards
+        parts.append(f'<div class="pc-note pc-warn pc-removed">{_e(answer.removed_note())}</div>')
     if answer.error:
         parts.append(f'<div class="pc-note pc-warn">No answer: {_e(answer.error)}</div>')
     elif answer.abstained:
@@ -145,8 +147,6 @@ def answer_html(answer: Answer, abstracts: dict[str, str], related: dict[str, st
         parts.extend(_citation_card(c, abstracts.get(c.paper_id), related.get(c.paper_id, "")) for c in answer.citations)
     else:
         parts.append('<div class="pc-note pc-warn">No verified citation: this answer is not grounded in the indexed abstracts.</div>')
-    if answer.removed:  # what the verifier took out of the engine's text, and why
-        parts.insert(2, f'<div class="pc-note pc-warn pc-removed">{_e(answer.removed_note())}</div>')
     total = answer.timings.get("total")
     parts.append(f'<div class="pc-foot">engine: {_e(answer.engine or "-")}' + (f" · {total:.2f} s" if total else "") + "</div></div>")
     return "".join(parts)
