@@ -5,7 +5,9 @@
 
 from __future__ import annotations
 
+import threading
 import time
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,18 +15,19 @@ import numpy as np
 from langchain_core.callbacks import CallbackManagerForRetrieverRun
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
-from pydantic import ConfigDict
+from pydantic import ConfigDict, PrivateAttr
 
 from assistant.types import Hit
 from vectorstore.embeddings import Embedder
-from vectorstore.keyword import KeywordIndex
-from vectorstore.store import PaperStore, StoredPaper, chunk_id, split_chunk_id
+from vectorstore.keyword import KeywordIndex, KeywordSnapshot
+from vectorstore.store import PaperStore, StoredPaper, chunk_id, nearest_rows, split_chunk_id
 
 
 FILTER_SCAN = 10_000_000  # a filtered keyword search ranks every paper with a positive score, then masks
 OVERSAMPLE_SHARE = 0.08  # a filter keeping at least this share of the papers: search unfiltered deeper and mask (see _nearest)
 MAX_OVERSAMPLE = 3000  # ... at most this many chunks deep
-SMALL_SUBSET = 200  # a filter keeping at most this many papers: their chunks' vectors are compared exactly (store.nearest_among)
+SUBSET_PAPERS = 3000  # a filter keeping at most this many papers: their chunks' vectors are read once and compared exactly
+SUBSETS_HELD = 2  # ... and the last few such subsets are kept in memory (3,000 papers: ~25k chunks, ~38 MB)
 
 
 @dataclass(frozen=True)
@@ -69,6 +72,7 @@ class Candidates:
     versions: dict[str, str]  # paper id -> committed content hash
     best_sentence: dict[str, tuple[float, str]]  # paper id -> (similarity, sentence chunk id)
     paper_sim: dict[str, float]
+    snapshot: KeywordSnapshot  # the keyword index generation they were read with (holds the paper chunks)
 
 
 class HybridRetriever(BaseRetriever):
@@ -81,6 +85,8 @@ class HybridRetriever(BaseRetriever):
     embedder: Embedder
     k: int = 10
     fusion: FusionConfig = FusionConfig()
+    _subsets: OrderedDict[tuple[str | None, frozenset[str]], tuple[list[str], np.ndarray]] = PrivateAttr(default_factory=OrderedDict)
+    _subsets_lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
 
     def search(self, query: str, k: int | None = None, timings: dict[str, float] | None = None,
                vector: np.ndarray | None = None, allowed: set[str] | None = None) -> list[Hit]:
@@ -102,7 +108,8 @@ class HybridRetriever(BaseRetriever):
         # documents and metadata only for the papers shown: the paper chunk and its best sentence
         wanted = [chunk_id(pid, cands.versions[pid], 0) for pid in top]
         wanted += [cands.best_sentence[pid][1] for pid in top if pid in cands.best_sentence]
-        chunks = self.store.chunks(wanted)
+        chunks = cands.snapshot.paper_records(wanted)  # the keyword snapshot holds the paper chunks: read the rest
+        chunks.update(self.store.chunks([cid for cid in wanted if cid not in chunks]))
         hits: list[Hit] = []
         papers: dict[str, StoredPaper] = {}
         meta: dict[str, Any]
@@ -122,15 +129,30 @@ class HybridRetriever(BaseRetriever):
         timings["fuse"] = time.perf_counter() - t0
         return hits, papers
 
-    def _nearest(self, vector: np.ndarray, n: int, allowed: set[str] | None) -> list[tuple[str, float]]:
+    def _subset(self, allowed: set[str], generation: str | None) -> tuple[list[str], np.ndarray]:
+        """The chunk ids and vectors of the allowed papers, read once per store generation and kept for the
+        next questions with the same filter (a researcher asks several)."""
+        key = (generation, frozenset(allowed))
+        with self._subsets_lock:
+            if key in self._subsets:
+                self._subsets.move_to_end(key)
+                return self._subsets[key]
+        held = self.store.vectors_among(allowed)
+        with self._subsets_lock:
+            self._subsets[key] = held
+            while len(self._subsets) > SUBSETS_HELD:
+                self._subsets.popitem(last=False)
+        return held
+
+    def _nearest(self, vector: np.ndarray, n: int, allowed: set[str] | None, generation: str | None) -> list[tuple[str, float]]:
         """The ``n`` nearest chunks of the allowed papers. Chroma's filtered query costs tens of ms, and more with
-        thousands of ids, so a few papers are compared exactly (their vectors read by id), a large subset is searched
-        unfiltered ``1/share`` times deeper and masked, and only what falls between (or a mask that leaves fewer
-        than ``n``) goes through Chroma's filter."""
+        thousands of ids, so up to ``SUBSET_PAPERS`` papers are compared exactly (their vectors read once per
+        filter and store generation, then held), a larger subset is searched unfiltered ``1/share`` times deeper
+        and masked, and only a mask that leaves fewer than ``n`` goes through Chroma's filter."""
         if allowed is None:
             return self.store.nearest_ids(vector.tolist(), n=n)
-        if len(allowed) <= SMALL_SUBSET:
-            return self.store.nearest_among(vector.tolist(), n, allowed)
+        if len(allowed) <= SUBSET_PAPERS:
+            return nearest_rows(*self._subset(allowed, generation), vector, n)
         share = len(allowed) / max(len(self.keyword.snapshot().ids), 1)
         if share >= OVERSAMPLE_SHARE:
             deeper = self.store.nearest_ids(vector.tolist(), n=min(int(n / share * 2), MAX_OVERSAMPLE))
@@ -153,9 +175,9 @@ class HybridRetriever(BaseRetriever):
             timings["embed"] = time.perf_counter() - t0
         t1 = time.perf_counter()
         # a filter applies before ranking: Chroma searches only the allowed papers' chunks, BM25 ranks all and is masked
-        nearest = self._nearest(vector, pool * 3, allowed)
-        t2 = time.perf_counter()
         indexed_now = self.keyword.snapshot()  # one generation for the search and the versions it names
+        nearest = self._nearest(vector, pool * 3, allowed, indexed_now.generation)
+        t2 = time.perf_counter()
         if allowed is None:
             keyword = dict(indexed_now.search(query, pool))
         else:
@@ -177,7 +199,8 @@ class HybridRetriever(BaseRetriever):
         unseen = {chunk_id(pid, version, 0): (pid, version) for pid, version in keys if (pid, version) not in paper_sim}
         # exact paper-chunk similarity for candidates the dense pool missed; absent = not committed
         t4 = time.perf_counter()
-        for cid, emb in self.store.chunk_embeddings(list(unseen)).items():
+        held = indexed_now.paper_vectors(list(unseen))  # the keyword snapshot holds every committed paper chunk's vector
+        for cid, emb in [*held.items(), *self.store.chunk_embeddings([c for c in unseen if c not in held]).items()]:
             paper_sim[unseen[cid]] = float(np.dot(vector, emb))
         timings["lookup"] = time.perf_counter() - t4
         versions: dict[str, str] = {}
@@ -193,7 +216,7 @@ class HybridRetriever(BaseRetriever):
             for pid in ids
         ])
         bm25 = np.array([keyword.get(pid, 0.0) for pid in ids])
-        return Candidates(ids, dense, bm25, versions, sentences, sims)
+        return Candidates(ids, dense, bm25, versions, sentences, sims, indexed_now)
 
     def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
         hits, papers = self.retrieve(query, self.k)

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from vectorstore import KeywordIndex, PaperStore, Settings
+from vectorstore.store import COUNT_TTL
 
 pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[1]
@@ -125,5 +126,6 @@ def test_a_write_whose_generation_bump_never_came_is_still_seen(tmp_path: Path, 
     writer._call("upsert", ids=["w2::h1::0"], embeddings=[[0.4, 0.3, 0.2, 0.1]], documents=["Quokkas smile."],
                  metadatas=[meta2])  # ... and the writer is killed here, before ``bump_generation``
     assert writer.generation == generation
+    time.sleep(COUNT_TTL + 0.1)  # a reader re-reads the chunk count at most every COUNT_TTL seconds
     assert set(reader.snapshot().ids) == {"w1", "w2"}  # the long-lived reader
     assert set(KeywordIndex(PaperStore(settings)).snapshot().ids) == {"w1", "w2"}  # a fresh one (disk cache)

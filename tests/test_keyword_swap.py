@@ -46,6 +46,9 @@ class FlippingStore:
         for pid, text in CORPORA[corpus]:
             yield f"{pid}::h{corpus}::0", text, {"paper_id": pid, "paper_hash": f"h{corpus}", "title": pid, "kind": "paper"}
 
+    def paper_embeddings(self) -> dict[str, Any]:
+        return {}  # vectors are keyed by chunk id (content version included): not what this test flips
+
 
 def test_searches_during_rebuilds_see_one_generation(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setattr(sys, "getswitchinterval", sys.getswitchinterval)

@@ -75,9 +75,20 @@ class KeywordSnapshot:
     ids: tuple[str, ...] = ()
     hashes: Mapping[str, str] = field(default_factory=dict)
     df: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    vectors: Mapping[str, np.ndarray] = field(default_factory=dict)  # paper chunk id -> its stored embedding
+    records: Mapping[str, tuple[str, dict[str, Any]]] = field(default_factory=dict)  # paper chunk id -> (document, metadata)
 
     def content_hash(self, paper_id: str) -> str | None:
         return self.hashes.get(paper_id)
+
+    def paper_vectors(self, chunk_ids: list[str]) -> dict[str, np.ndarray]:
+        """The stored embeddings of those paper chunks this generation holds (a chunk id names its content
+        version, so a held vector is that chunk's; the others must be read from the store)."""
+        return {cid: self.vectors[cid] for cid in chunk_ids if cid in self.vectors}
+
+    def paper_records(self, chunk_ids: list[str]) -> dict[str, tuple[str, dict[str, Any]]]:
+        """(document, metadata) of those paper chunks this generation holds, like ``PaperStore.chunks``."""
+        return {cid: self.records[cid] for cid in chunk_ids if cid in self.records}
 
     def idf(self, terms: list[str]) -> dict[str, float]:
         n = len(self.ids)
@@ -141,31 +152,40 @@ class KeywordIndex:
             retriever = bm25s.BM25.load(str(folder), load_corpus=False, mmap=False)
             ids = json.loads((folder / "paper_ids.json").read_text())
             hashes = json.loads((folder / "paper_hashes.json").read_text())
+            records = {cid: (doc, meta) for cid, doc, meta in json.loads((folder / "paper_records.json").read_text())}
+            vector_ids = json.loads((folder / "vector_ids.json").read_text())
+            matrix = np.load(folder / "vectors.npy")
         except Exception:
-            retriever, ids, hashes = self._build()
+            retriever, ids, hashes, records = self._build()
+            vectors = self.store.paper_embeddings()  # keyword-only candidates are scored from these, not read per query
+            vector_ids = list(vectors)
+            matrix = np.stack([vectors[i] for i in vector_ids]) if vector_ids else np.zeros((0, 0), dtype=np.float32)
             # a write during the build (another process) changed the generation: use this index for
             # now, but never cache it under a generation whose contents it may not match
             if self.store.state_key == generation:
-                self._save(folder, retriever, ids, hashes)
+                self._save(folder, retriever, ids, hashes, vector_ids, matrix, records)
         df = np.diff(retriever.scores["indptr"]) if ids else np.zeros(0)
-        return KeywordSnapshot(generation, retriever, tuple(ids), dict(zip(ids, hashes)), df)
+        return KeywordSnapshot(generation, retriever, tuple(ids), dict(zip(ids, hashes)), df, dict(zip(vector_ids, matrix)), records)
 
-    def _build(self) -> tuple[Any, list[str], list[str]]:
+    def _build(self) -> tuple[Any, list[str], list[str], dict[str, tuple[str, dict[str, Any]]]]:
         import bm25s
 
         ids: list[str] = []
         hashes: list[str] = []
         texts: list[str] = []
-        for _, doc, meta in self.store.iter_chunks(["documents", "metadatas"], {"kind": "paper"}):
+        records: dict[str, tuple[str, dict[str, Any]]] = {}
+        for cid, doc, meta in self.store.iter_chunks(["documents", "metadatas"], {"kind": "paper"}):
+            records[cid] = (doc or "", meta)
             ids.append(str(meta["paper_id"]))
             hashes.append(str(meta.get("paper_hash", "")))
             texts.append(f"{meta.get('title', '')}\n{doc or ''}")
         retriever = bm25s.BM25(k1=1.2, b=0.75)
         if texts:
             retriever.index(tokenize(texts), show_progress=False)
-        return retriever, ids, hashes
+        return retriever, ids, hashes, records
 
-    def _save(self, folder: Path, retriever: Any, ids: list[str], hashes: list[str]) -> None:
+    def _save(self, folder: Path, retriever: Any, ids: list[str], hashes: list[str], vector_ids: list[str], matrix: np.ndarray,
+              records: dict[str, tuple[str, dict[str, Any]]]) -> None:
         if not ids:
             return
         try:
@@ -174,6 +194,9 @@ class KeywordIndex:
             retriever.save(str(tmp))
             (tmp / "paper_ids.json").write_text(json.dumps(ids))
             (tmp / "paper_hashes.json").write_text(json.dumps(hashes))
+            (tmp / "vector_ids.json").write_text(json.dumps(vector_ids))
+            np.save(tmp / "vectors.npy", matrix)
+            (tmp / "paper_records.json").write_text(json.dumps([[cid, doc, meta] for cid, (doc, meta) in records.items()]))
             os.replace(tmp, folder)
             for old in self.root.iterdir():  # keep only the current generation
                 if old.name != folder.name:

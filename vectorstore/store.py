@@ -8,6 +8,7 @@ version. Readers only see papers whose paper chunk exists; a re-run removes the 
 from __future__ import annotations
 
 import json
+import time
 import uuid
 from dataclasses import dataclass
 from typing import Any, Iterator
@@ -20,6 +21,17 @@ from vectorstore.settings import Settings
 SCHEMA = "paperchat/1"
 CHUNKING = "paper+sentences/v1"
 PAGE = 5000
+COUNT_TTL = 1.0  # seconds a chunk count is reused while the generation is unchanged (see state_key)
+
+
+def nearest_rows(ids: list[str], vectors: np.ndarray, query: np.ndarray, n: int) -> list[tuple[str, float]]:
+    """The ``n`` rows most cosine-similar to ``query`` (rows already unit length), as (id, similarity), best first."""
+    if not ids:
+        return []
+    sims = vectors @ (query / max(float(np.linalg.norm(query)), 1e-12))
+    top = np.argpartition(-sims, min(n, len(ids)) - 1)[:n] if n < len(ids) else np.arange(len(ids))
+    top = top[np.argsort(-sims[top], kind="stable")]
+    return [(ids[i], float(sims[i])) for i in top]
 
 
 @dataclass(frozen=True)
@@ -106,6 +118,7 @@ class PaperStore:
                           "embedding_precision": settings.embedding_precision}
         self._collection = self._open()
         self._last_generation: str | None = None  # the generation this object set last (see bump_generation)
+        self._counted: tuple[str | None, int, float] = (None, 0, 0.0)  # (generation, chunk count, when read): see state_key
 
     # -- collection lifecycle -------------------------------------------------------------
     def _open(self) -> Any:
@@ -191,10 +204,16 @@ class PaperStore:
         Every write changes the generation after it, but a writer killed between its write and that
         change (or two writers' metadata updates crossing on one server) leaves the generation as it
         was; the count changes with any such write (chunk ids carry the content hash, so a write adds or
-        removes ids), so an index built before it is never taken for the current one.
+        removes ids), so an index built before it is never taken for the current one. The count is re-read
+        when the generation changes and otherwise at most every ``COUNT_TTL`` seconds (it costs several ms).
         """
         generation = self.generation
-        return f"{generation}-{self.count()}"
+        seen_generation, count, at = self._counted
+        if generation != seen_generation or time.monotonic() - at > COUNT_TTL:
+            # Chroma's count costs several ms per search; a crashed writer's change is noticed within COUNT_TTL
+            count = self.count()
+            self._counted = (generation, count, time.monotonic())
+        return f"{generation}-{count}"
 
     def bump_generation(self, commit: bool = False) -> None:
         """Change the generation token; ``commit=True`` also marks the store as consistent again.
@@ -271,17 +290,18 @@ class PaperStore:
         result = self._call("query", query_embeddings=[embedding], n_results=n, include=["distances"], where=where)
         return [(i, 1.0 - float(dist)) for i, dist in zip(result["ids"][0], result["distances"][0])]
 
-    def nearest_among(self, embedding: list[float], n: int, paper_ids: set[str]) -> list[tuple[str, float]]:
-        """Like ``nearest_ids`` over the chunks of a few papers only, exact: their stored vectors are read and
-        compared here (Chroma's filtered query costs tens of ms whatever the subset's size)."""
+    def vectors_among(self, paper_ids: set[str]) -> tuple[list[str], np.ndarray]:
+        """The chunk ids of the given papers (all chunks, all stored versions) and their unit-length vectors, one row each."""
         page = self._call("get", where={"paper_id": {"$in": sorted(paper_ids)}}, include=["embeddings"])
         if not page["ids"]:
-            return []
+            return [], np.zeros((0, 0), dtype=np.float32)
         vectors = np.asarray(page["embeddings"], dtype=np.float32)
-        query = np.asarray(embedding, dtype=np.float32)
-        sims = vectors @ query / np.maximum(np.linalg.norm(vectors, axis=1) * np.linalg.norm(query), 1e-12)
-        order = np.argsort(-sims)[:n]
-        return [(page["ids"][i], float(sims[i])) for i in order]
+        return list(page["ids"]), vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+
+    def nearest_among(self, embedding: list[float], n: int, paper_ids: set[str]) -> list[tuple[str, float]]:
+        """Like ``nearest_ids`` over the chunks of the given papers only, exact: their stored vectors are read and
+        compared here (Chroma's filtered query costs tens of ms whatever the subset's size)."""
+        return nearest_rows(*self.vectors_among(paper_ids), np.asarray(embedding, dtype=np.float32), n)
 
     def chunks(self, ids: list[str]) -> dict[str, tuple[str, dict[str, Any]]]:
         """(document, metadata) of the given chunk ids that exist."""
