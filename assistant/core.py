@@ -281,9 +281,9 @@ class Assistant:
         evidence = select_evidence(self.store, self.embedder.encode, vector, idf, hits, papers, depth)
         selected = select(turn.question, evidence, shape)
         timings["evidence"] = time.perf_counter() - t1
-        if shape == "single":  # "A and B": a second paper whose title holds what the first never mentions joins
-            selected = with_named_paper(query, idf, selected, evidence)
-        missing = unanswered(query, idf, selected) if shape == "single" else []
+        named = with_named_paper(query, idf, selected, evidence) if shape == "single" else selected
+        together, selected = len(named) > len(selected), named  # "A and B": a paper whose title holds what the first never mentions joins
+        missing = unanswered(query, idf, selected, together) if shape == "single" else []
         if missing:  # on the topic, but no paper says what was asked: say so, quote the nearest
             turn.near_miss = True
             turn.text, turn.citations, _ = verify(near_miss_text(missing, evidence), [ev.source for ev in evidence], turn.question)

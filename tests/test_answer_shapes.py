@@ -74,6 +74,6 @@ def test_a_second_paper_named_by_title_joins_instead_of_a_near_miss():
     named = "Jetfire: Efficient Transformer Pretraining with INT8 Data Flow and QA-LoRA: Quantization-Aware Low-Rank Adaptation"
     assert unanswered(named, idf(named), evidence[:1])  # the lead alone: a near miss
     joined = with_named_paper(named, idf(named), evidence[:1], evidence)
-    assert [ev.source.paper_id for ev in joined] == ["a", "b"] and not unanswered(named, idf(named), joined)
+    assert [ev.source.paper_id for ev in joined] == ["a", "b"] and not unanswered(named, idf(named), joined, together=True)
     detail = "Which learning rate schedule and optimizer momentum did Jetfire pretraining use?"
     assert with_named_paper(detail, idf(detail), evidence[:1], evidence) == evidence[:1]
