@@ -106,12 +106,14 @@ def render(selected: list[Evidence], shape: Shape) -> str:
 
 NEAR_MISS_SHARE = 0.35  # share of the question's weight that a paper never mentions: on topic, not answered
 ASKED_SHARE = 0.42      # value questions: share of the weight of the words outside the paper's title that it never mentions
+NAME_RARITY = 1.0       # a question word this rare in English (a name: "Nester", "ManyTypes4Py") that the paper has identifies it
 ASKED_WORDS = 2         # ... and at least this many of those words: one alone is as often a synonym ("what guarantees
                         # does LoSAM prove?": it proves consistency) as an absent attribute
 # ASKED_SHARE was set in the middle of the gap on the development questions (shared/eval/dev_qa.jsonl and
-# benchmarks/data/near_miss_qa.jsonl, seed store): answerable value questions <= 0.33, near misses >= 0.51; with the
-# phrasing words below set aside, answerable ones are <= 0.20 (seed) and <= 0.09 (4,378 papers), near misses 0.42-1.0.
-# Reported on benchmarks/data/near_miss_heldout.jsonl, written before it was fitted (README, Quality: answers).
+# benchmarks/data/near_miss_qa.jsonl, seed store) with the first version of this test: answerable value questions
+# <= 0.33, near misses >= 0.51. With the name and phrasing words set aside as now, what separates answerable value
+# questions is mostly ASKED_WORDS: theirs leave one word unmatched ("What results does it report on ManyTypes4Py?":
+# "results", share 1.0), near misses two or more (shares 0.53-1.0). Held-out figures: README, Quality: answers.
 # Words that describe asking about a paper rather than what is asked ("what kind of structure did the authors observe"):
 _PHRASING_WORDS = "author authors paper papers work study kind kinds type sort observe observed find found report reported use used mention say"
 _VALUE = re.compile(r"\b(?:how\s+(?:many|much)|(?:what|which)\s+(?!(?:is|are|was|were|do|does|did|can|could|has|have|had|"
@@ -134,7 +136,8 @@ def unanswered(question: str, idf: dict[str, float], selected: list[Evidence], t
     * the words it never mentions carry ``NEAR_MISS_SHARE`` of the question's weight, or
     * the question asks for a value (``asks_value``) and, of its words outside the paper's title, the ones the
       paper never mentions carry ``ASKED_SHARE`` of their weight (and are ``ASKED_WORDS`` or more). The title's
-      words say *which* paper is meant ("… the protein structure tokenization benchmark"); the rest say *what*
+      words, and names the paper has (``NAME_RARITY``: "Nester"), say *which* paper is meant ("… the protein
+      structure tokenization benchmark"); the rest, less words of asking ("authors", "kind", "used"), say *what*
       is asked ("under which license … released"). Counted against the whole question, the identifying words
       dilute the asked ones. Explanation questions are left to the first test: their unmatched words are mostly
       verbs that the abstract paraphrases ("why does the position paper *recommend* …": it "calls for").
@@ -148,7 +151,7 @@ def unanswered(question: str, idf: dict[str, float], selected: list[Evidence], t
     value = asks_value(question)
     groups = [selected] if together else [[ev] for ev in selected]
     missing = [_missing(weight, surface, group) for group in groups]
-    if any(_answers(weight, group, unmatched, value) for group, unmatched in zip(groups, missing)):
+    if any(_answers(weight, surface, group, unmatched, value) for group, unmatched in zip(groups, missing)):
         return []
     return [surface.get(t, t) for t in missing[0]]
 
@@ -160,14 +163,17 @@ def _missing(weight: dict[str, float], surface: dict[str, str], group: list[Evid
     return [t for t in weight if t not in present and not _spelled_out(surface.get(t, t), text)]
 
 
-def _answers(weight: dict[str, float], group: list[Evidence], missing: list[str], value: bool) -> bool:
+def _answers(weight: dict[str, float], surface: dict[str, str], group: list[Evidence], missing: list[str], value: bool) -> bool:
     """Whether the papers of ``group``, which never mention ``missing``, answer the question (``unanswered``)."""
     if sum(weight[t] for t in missing) >= NEAR_MISS_SHARE * sum(weight.values()):
         return False
     if not value:
         return True
+    from assistant.claims import rarity
+
     title = _terms([ev.source.title for ev in group])
-    asked = [t for t in weight if not _in_title(t, title) and t not in _phrasing()]
+    named = {t for t in weight if t not in missing and rarity(surface.get(t, t)) >= NAME_RARITY}  # "Nester", "Bradley-Terry"
+    asked = [t for t in weight if not _in_title(t, title) and t not in named and t not in _phrasing()]
     unmatched = [t for t in asked if t in missing]
     return len(unmatched) < ASKED_WORDS or sum(weight[t] for t in unmatched) < ASKED_SHARE * sum(weight[t] for t in asked)
 
