@@ -232,6 +232,13 @@ def with_named_paper(question: str, idf: dict[str, float], selected: list[Eviden
     return selected
 
 
+def names_all(question: str, selected: list[Evidence]) -> bool:
+    """Whether ``question`` names every one of several ``selected`` papers: holds at least half of each title's words."""
+    asked = _terms([question])
+    titles = [_terms([ev.source.title]) for ev in selected]
+    return len(selected) > 1 and all(title and len(title & asked) >= 0.5 * len(title) for title in titles)
+
+
 NAMED_SHARE = 0.5  # the share of the unanswered words a second paper's title must hold to be the paper the question names
 
 
