@@ -23,7 +23,8 @@ from assistant.filters import LISTING_ENGINE, CatalogCache, Filters, listing, to
 from assistant.grounding import verify
 from assistant import lists
 from assistant.paper_map import PaperMap, PaperMapCache
-from assistant.selection import LIST_SHOWN, Shape, near_miss_text, question_shape, render, select, unanswered, with_named_paper
+from assistant.selection import (LIST_SHOWN, Shape, names_all, near_miss_text, question_shape, render, select, unanswered,
+                                 with_named_paper)
 from assistant.related import related as find_related
 from assistant.retrieval import FusionConfig, HybridRetriever
 from assistant.types import Answer, Citation, Hit, ListPage, Removed
@@ -281,9 +282,10 @@ class Assistant:
         evidence = select_evidence(self.store, self.embedder.encode, vector, idf, hits, papers, depth)
         selected = select(turn.question, evidence, shape)
         timings["evidence"] = time.perf_counter() - t1
-        if shape == "single":  # "A and B": a second paper whose title holds what the first never mentions joins
-            selected = with_named_paper(query, idf, selected, evidence)
-        missing = unanswered(query, idf, selected) if shape == "single" else []
+        named = with_named_paper(query, idf, selected, evidence) if shape == "single" else selected
+        # "A and B": a paper whose title holds what the first never mentions joins; papers the question names are judged together
+        together, selected = len(named) > len(selected) or names_all(query, selected), named
+        missing = unanswered(query, idf, selected, together) if shape == "single" else []
         if missing:  # on the topic, but no paper says what was asked: say so, quote the nearest
             turn.near_miss = True
             turn.text, turn.citations, _ = verify(near_miss_text(missing, evidence), [ev.source for ev in evidence], turn.question)

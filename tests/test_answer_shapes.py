@@ -74,6 +74,37 @@ def test_a_second_paper_named_by_title_joins_instead_of_a_near_miss():
     named = "Jetfire: Efficient Transformer Pretraining with INT8 Data Flow and QA-LoRA: Quantization-Aware Low-Rank Adaptation"
     assert unanswered(named, idf(named), evidence[:1])  # the lead alone: a near miss
     joined = with_named_paper(named, idf(named), evidence[:1], evidence)
-    assert [ev.source.paper_id for ev in joined] == ["a", "b"] and not unanswered(named, idf(named), joined)
+    assert [ev.source.paper_id for ev in joined] == ["a", "b"] and not unanswered(named, idf(named), joined, together=True)
     detail = "Which learning rate schedule and optimizer momentum did Jetfire pretraining use?"
     assert with_named_paper(detail, idf(detail), evidence[:1], evidence) == evidence[:1]
+
+
+def test_a_value_the_abstract_never_gives_is_a_near_miss(assistant: Assistant):
+    """The words naming the paper (its title's, "AminoAseed") no longer dilute the asked ones ("license", "released")."""
+    for question, paper in (("Under which license is the AminoAseed protein structure tokenizer released?", "icml2025-44084"),
+                            ("What tokenizer vocabulary size does SPACE use for DNA sequences?", "icml2025-44082")):
+        answer = assistant.ask(question)
+        assert answer.near_miss and not answer.abstained, question
+        assert answer.citations[0].paper_id == paper and "nearest papers" in answer.text.lower()
+
+
+def test_a_paraphrased_answerable_question_is_not_a_near_miss(assistant: Assistant):
+    """Asking words ("kind", "authors", "observe"), one synonym ("hold") and LaTeX ("$L^2$") are not an absent attribute."""
+    for question, paper in (("What kind of structure did the authors observe in the Hessian of well-trained networks?", "icml2025-44080"),
+                            ("Which layers hold the reasoning ability of merged vision-language models?", "icml2025-44093"),
+                            ("What rate of convergence can an L2-minimizing network reach on images with local pixel dependence?",
+                             "icml2025-44079")):
+        answer = assistant.ask(question)
+        assert not answer.near_miss and not answer.abstained, question
+        assert {c.paper_id for c in answer.citations} == {paper}
+
+
+def test_value_questions_and_written_out_acronyms():
+    from assistant.selection import _spelled_out, asks_value
+
+    assert asks_value("Under which license is it released?") and asks_value("How many GPUs did TINED use?")
+    assert asks_value("What batch size was used?")
+    assert not asks_value("Why does the position paper recommend layerwise linear models?")
+    assert not asks_value("What is Nester?") and not asks_value("How does FedICU prevent catastrophic forgetting?")
+    assert _spelled_out("RL", "multiagent reinforcement learning in network MDPs")
+    assert not _spelled_out("RL", "multiagent control in network MDPs") and not _spelled_out("Nester", "Nester infers types")
