@@ -280,7 +280,7 @@ class Assistant:
 
         t1 = time.perf_counter()
         evidence = select_evidence(self.store, self.embedder.encode, vector, idf, hits, papers, depth)
-        selected = select(turn.question, evidence, shape)
+        selected = select(turn.question, evidence, shape, idf)
         timings["evidence"] = time.perf_counter() - t1
         named = with_named_paper(query, idf, selected, evidence) if shape == "single" else selected
         # "A and B": a paper whose title holds what the first never mentions joins; papers the question names are judged together

@@ -27,7 +27,7 @@ FILTER_SCAN = 10_000_000  # a filtered keyword search ranks every paper with a p
 OVERSAMPLE_SHARE = 0.08  # a filter keeping at least this share of the papers: search unfiltered deeper and mask (see _nearest)
 MAX_OVERSAMPLE = 3000  # ... at most this many chunks deep
 SUBSET_PAPERS = 3000  # a filter keeping at most this many papers: their chunks' vectors are read once and compared exactly
-SUBSETS_HELD = 2  # ... and the last few such subsets are kept in memory (3,000 papers: ~25k chunks, ~38 MB)
+SUBSET_CHUNKS_HELD = 50_000  # ... and the most recent such subsets are kept in memory up to this many chunks in all (~77 MB)
 
 
 @dataclass(frozen=True)
@@ -140,7 +140,7 @@ class HybridRetriever(BaseRetriever):
         held = self.store.vectors_among(allowed)
         with self._subsets_lock:
             self._subsets[key] = held
-            while len(self._subsets) > SUBSETS_HELD:
+            while len(self._subsets) > 1 and sum(len(ids) for ids, _ in self._subsets.values()) > SUBSET_CHUNKS_HELD:
                 self._subsets.popitem(last=False)
         return held
 

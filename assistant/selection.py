@@ -54,9 +54,14 @@ def _keep(ev: Evidence, n: int) -> Evidence:
     return Evidence(ev.source, ev.sentences[:n])
 
 
-def select(question: str, evidence: list[Evidence], shape: Shape | None = None) -> list[Evidence]:
+def select(question: str, evidence: list[Evidence], shape: Shape | None = None, idf: dict[str, float] | None = None) -> list[Evidence]:
     """The papers and sentences that answer ``question``, lead paper first (each paper's
-    ``sentences`` cut to the chosen ones, best first)."""
+    ``sentences`` cut to the chosen ones, best first).
+
+    A single-paper answer adds a second paper only when its best sentence is about as relevant as the
+    lead's (``PAPER_MARGIN``) and, given the question's term weights ``idf``, the paper mentions at least as
+    much of the question as the lead does: a question naming what only the lead has ("AminoAseed") is
+    answered from the lead alone, however close another paper's sentence comes in embedding similarity."""
     evidence = [ev for ev in evidence if ev.sentences]
     if not evidence:
         return []
@@ -67,8 +72,18 @@ def select(question: str, evidence: list[Evidence], shape: Shape | None = None) 
         return [_keep(ev, 1) for ev in _compared(question, evidence)]
     lead = evidence[0]
     chosen = [_keep(lead, LEAD_SENTENCES)]
-    chosen += [_keep(ev, 1) for ev in evidence[1:MAX_SINGLE_PAPERS] if _best(ev) >= PAPER_MARGIN * _best(lead)]
-    return chosen
+    others = [ev for ev in evidence[1:MAX_SINGLE_PAPERS] if _best(ev) >= PAPER_MARGIN * _best(lead)]
+    if others and idf:
+        weight, _ = _question_weights(question, idf)
+        lead_covers = _coverage(weight, lead)
+        others = [ev for ev in others if _coverage(weight, ev) >= lead_covers]
+    return chosen + [_keep(ev, 1) for ev in others]
+
+
+def _coverage(weight: dict[str, float], ev: Evidence) -> float:
+    """The weight of the question's terms that the paper's title and abstract mention."""
+    present = _terms([f"{ev.source.title} {ev.source.abstract}"])
+    return sum(w for t, w in weight.items() if t in present)
 
 
 _COMPARE_WORDS = re.compile(r"\b(compare|comparison|contrast|the|differences?|between|how|does|do|differ|from|of)\b", re.IGNORECASE)
@@ -215,8 +230,10 @@ def _terms(texts: list[str]) -> set[str]:
 
 def with_named_paper(question: str, idf: dict[str, float], selected: list[Evidence], evidence: list[Evidence]) -> list[Evidence]:
     """``selected`` plus a paper whose *title* holds most of what the selected papers never mention
-    ("Jetfire … and QA-LoRA …": the question names a second paper), up to ``MAX_SINGLE_PAPERS``."""
-    if not idf or not selected or len(selected) >= MAX_SINGLE_PAPERS:
+    ("Jetfire … and QA-LoRA …": the question names a second paper), up to ``MAX_SINGLE_PAPERS``; only when the
+    selected papers alone would not answer it (``unanswered``): a stray word ("… compare *against*") a title
+    happens to hold ("Defense *Against* Backdoor Attack") does not bring that paper in."""
+    if not idf or not selected or len(selected) >= MAX_SINGLE_PAPERS or not unanswered(question, idf, selected):
         return selected
     weight, _ = _question_weights(question, idf)
     present = _terms([f"{ev.source.title} {ev.source.abstract}" for ev in selected])

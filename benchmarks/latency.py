@@ -84,8 +84,11 @@ def main() -> None:
     answer: dict[str, list[float]] = {b: [] for b in backends}
     filtered: list[list[float]] = [[] for _ in FILTERS]  # the baseline backend, each filter, same queries
     valid = [f for f in FILTERS if not args.seed_only]
-    for f in valid:  # warm up: the filter catalog is read once per store generation
-        assistants[backends[0]].search(questions[0], 10, filters=f)
+    if valid:  # warm up: the filter catalog is read once per store generation
+        assistants[backends[0]].check_filters(valid[0])
+    cold = []  # the first search with each filter reads its papers' vectors (held for the next searches)
+    for f in valid:
+        t = time.perf_counter(); assistants[backends[0]].search(questions[0], 10, filters=f); cold.append(time.perf_counter() - t)
     for q in questions:
         for i, f in enumerate(valid):
             t = time.perf_counter(); assistants[backends[0]].search(q, 10, filters=f); filtered[i].append(time.perf_counter() - t)
@@ -104,10 +107,10 @@ def main() -> None:
         print(f"[{b}] hybrid retrieval (embed incl.) {pct(search[b])}   {np.median(search[base]) / np.median(search[b]):4.2f}x faster than {base}"
               f"   goal p50 <= {RETRIEVAL_GOAL_MS} ms: {'met' if 1000 * np.median(search[b]) <= RETRIEVAL_GOAL_MS else 'NOT met'}")
         print(f"[{b}] extractive answer, end to end  {pct(answer[b])}")
-    for f, times in zip(valid, filtered):
+    for f, times, first_s in zip(valid, filtered, cold):
         ratio = np.median(times) / np.median(search[base])
         print(f"[{base}] search filtered by {json.dumps(f)}: {pct(times)}   {ratio:4.2f}x the unfiltered p50"
-              f"   goal <= {FILTER_GOAL}x: {'met' if ratio <= FILTER_GOAL else 'NOT met'}")
+              f"   goal <= {FILTER_GOAL}x: {'met' if ratio <= FILTER_GOAL else 'NOT met'}   (first search with it: {1000 * first_s:.0f} ms)")
     if not args.no_local:
         from assistant.core import Assistant
         from vectorstore.settings import Settings

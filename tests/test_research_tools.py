@@ -297,3 +297,20 @@ def test_cli_ask_bibtex(mixed: Settings, run_cli: Callable[..., CliResult]) -> N
     assert result.returncode == 0, result.stderr
     library = bibtexparser.parse_string(result.stdout)
     assert [e.key for e in library.entries] == ["li2025dataflow"] and library.entries[0]["year"] == "2025"
+
+
+def test_a_filtered_search_sees_papers_added_after_its_subset_was_read(tmp_path: Path, seed_jsonl: Path,
+                                                                        request: pytest.FixtureRequest) -> None:
+    """The filtered subset's vectors are held between questions, per store generation: an ingest adding a
+    matching paper makes the next filtered search read the subset again and find it."""
+    records = [{**json.loads(line), "venue": "TESTCONF 2025"} for line in seed_jsonl.read_text(encoding="utf-8").splitlines()[:4]]
+    first, second = tmp_path / "first.jsonl", tmp_path / "second.jsonl"
+    first.write_text("\n".join(json.dumps(r) for r in records[:3]) + "\n", encoding="utf-8")
+    second.write_text(json.dumps(records[3]) + "\n", encoding="utf-8")
+    small = Assistant(make_settings("embedded", tmp_path, request, "subset"), engine="extractive", auto_ingest=False)
+    small.add_papers([first])
+    query, venue = records[3]["title"], {"venue": "TESTCONF"}
+    assert records[3]["id"] not in [h.paper_id for h in small.search(query, 5, filters=venue)]
+    small.add_papers([second])
+    found = small.search(query, 5, filters=venue)
+    assert found and found[0].paper_id == records[3]["id"]
