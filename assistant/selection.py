@@ -229,34 +229,44 @@ def _terms(texts: list[str]) -> set[str]:
 
 
 def with_named_paper(question: str, idf: dict[str, float], selected: list[Evidence], evidence: list[Evidence]) -> list[Evidence]:
-    """``selected`` plus a paper whose *title* holds most of what the selected papers never mention
-    ("Jetfire … and QA-LoRA …": the question names a second paper), up to ``MAX_SINGLE_PAPERS``; only when the
-    selected papers alone would not answer it (``unanswered``): a stray word ("… compare *against*") a title
-    happens to hold ("Defense *Against* Backdoor Attack") does not bring that paper in."""
+    """``selected`` plus the paper the question also names ("Jetfire … and QA-LoRA …"), up to ``MAX_SINGLE_PAPERS``.
+
+    Only when the selected papers alone would not answer the question (``unanswered``), and only a paper the
+    question names: it holds ``NAMED_TITLE_SHARE`` of that paper's title words (``_named``), and the title holds at least
+    ``NAMED_SHARE`` of what the selected papers never mention. Of several, the one whose title holds the most.
+    So a stray word ("… compare *against*") that some title holds ("Defense *Against* Backdoor Attack"), or the
+    asked detail ("which *e-commerce* dataset") in another paper's title, brings no paper in."""
     if not idf or not selected or len(selected) >= MAX_SINGLE_PAPERS or not unanswered(question, idf, selected):
         return selected
     weight, _ = _question_weights(question, idf)
     present = _terms([f"{ev.source.title} {ev.source.abstract}" for ev in selected])
     missing = {t: w for t, w in weight.items() if t not in present}
-    if not missing:
-        return selected
     chosen = {ev.source.paper_id for ev in selected}
+    asked = _terms([question])
+    best, best_weight = None, NAMED_SHARE * sum(missing.values())
     for ev in evidence:
-        if ev.source.paper_id not in chosen and ev.sentences:
+        if ev.source.paper_id not in chosen and ev.sentences and _named(ev, asked, NAMED_TITLE_SHARE):
             title = _terms([ev.source.title])
-            if sum(w for t, w in missing.items() if t in title) >= NAMED_SHARE * sum(missing.values()):
-                return [*selected, _keep(ev, 1)]
-    return selected
+            held = sum(w for t, w in missing.items() if t in title)
+            if held >= best_weight and held > 0:
+                best, best_weight = ev, held
+    return [*selected, _keep(best, 1)] if best is not None else selected
+
+
+def _named(ev: Evidence, asked: set[str], share: float = 0.5) -> bool:
+    """The question (its terms ``asked``) holds at least ``share`` of the paper's title words."""
+    title = _terms([ev.source.title])
+    return bool(title) and len(title & asked) >= share * len(title)
 
 
 def names_all(question: str, selected: list[Evidence]) -> bool:
     """Whether ``question`` names every one of several ``selected`` papers: holds at least half of each title's words."""
     asked = _terms([question])
-    titles = [_terms([ev.source.title]) for ev in selected]
-    return len(selected) > 1 and all(title and len(title & asked) >= 0.5 * len(title) for title in titles)
+    return len(selected) > 1 and all(_named(ev, asked) for ev in selected)
 
 
 NAMED_SHARE = 0.5  # the share of the unanswered words a second paper's title must hold to be the paper the question names
+NAMED_TITLE_SHARE = 1 / 3  # ... and the share of its title's words the question must hold ("the SPACE DNA foundation model": 4 of 9)
 
 
 def near_miss_text(missing: list[str], evidence: list[Evidence], papers: int = 3) -> str:
