@@ -23,7 +23,6 @@ from vectorstore.keyword import KeywordIndex, KeywordSnapshot
 from vectorstore.store import PaperStore, StoredPaper, chunk_id, nearest_rows, split_chunk_id
 
 
-FILTER_SCAN = 10_000_000  # a filtered keyword search ranks every paper with a positive score, then masks
 OVERSAMPLE_SHARE = 0.08  # a filter keeping at least this share of the papers: search unfiltered deeper and mask (see _nearest)
 MAX_OVERSAMPLE = 3000  # ... at most this many chunks deep
 SUBSET_PAPERS = 3000  # a filter keeping at most this many papers: their chunks' vectors are read once and compared exactly
@@ -181,7 +180,7 @@ class HybridRetriever(BaseRetriever):
         if allowed is None:
             keyword = dict(indexed_now.search(query, pool))
         else:
-            keyword = dict([hit for hit in indexed_now.search(query, FILTER_SCAN) if hit[0] in allowed][:pool])
+            keyword = dict(indexed_now.search(query, pool, frozenset(allowed)))
         t3 = time.perf_counter()
         timings.update(dense=t2 - t1, keyword=t3 - t2)
 

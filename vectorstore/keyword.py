@@ -77,6 +77,7 @@ class KeywordSnapshot:
     df: np.ndarray = field(default_factory=lambda: np.zeros(0))
     vectors: Mapping[str, np.ndarray] = field(default_factory=dict)  # paper chunk id -> its stored embedding
     records: Mapping[str, tuple[str, dict[str, Any]]] = field(default_factory=dict)  # paper chunk id -> (document, metadata)
+    masks: dict[frozenset[str], np.ndarray] = field(default_factory=dict, compare=False)  # filter -> its papers (see mask)
 
     def content_hash(self, paper_id: str) -> str | None:
         return self.hashes.get(paper_id)
@@ -100,7 +101,18 @@ class KeywordSnapshot:
             out[term] = float(np.log(1 + (n - df + 0.5) / (df + 0.5)))
         return out
 
-    def search(self, query: str, n: int) -> list[tuple[str, float]]:
+    def mask(self, allowed: frozenset[str]) -> np.ndarray:
+        """Which of this generation's papers are in ``allowed`` (kept for the next searches with the same filter)."""
+        found = self.masks.get(allowed)
+        if found is None:
+            found = np.fromiter((pid in allowed for pid in self.ids), dtype=bool, count=len(self.ids))
+            if len(self.masks) >= 8:
+                self.masks.clear()
+            self.masks[allowed] = found
+        return found
+
+    def search(self, query: str, n: int, allowed: frozenset[str] | None = None) -> list[tuple[str, float]]:
+        """Top ``n`` papers by BM25 (score > 0), among the ``allowed`` paper ids if given."""
         if not self.ids or self.retriever is None:
             return []
         tokens = tokenize([query])
@@ -112,6 +124,8 @@ class KeywordSnapshot:
         if not known:
             return []
         scores = self.retriever.get_scores(known)
+        if allowed is not None:
+            scores = np.where(self.mask(allowed), scores, 0.0)
         n = min(n, len(self.ids))
         top = np.argpartition(-scores, n - 1)[:n]
         top = top[np.argsort(-scores[top])]
