@@ -12,6 +12,7 @@ from typing import Any, Iterator
 
 import bibtexparser
 import pytest
+from playwright.sync_api import expect
 from test_ui_api import EVIL, ScriptedAssistant, _answer, _hit
 from test_ui_browser import ask, chromium, last_answer, open_page
 from ui_server import SHARED, SEED, Server, paperchat, start_server
@@ -228,5 +229,5 @@ def test_downloads_of_the_answer_and_the_conversation(page: Any) -> None:
     assert "<https://icml.cc/virtual/2025/poster/44081>" in markdown
     page.click("#pc-clear")
     page.wait_for_selector("#pc-sources .pc-empty")
-    assert page.locator("#pc-dl-conversation-md").is_disabled()
+    expect(page.locator("#pc-dl-conversation-md")).to_be_disabled()  # the buttons' update may land after the panel's
     assert json.dumps(page.external) == "[]"
