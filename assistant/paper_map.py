@@ -279,8 +279,9 @@ def content_key(store: PaperStore, entries: list[_Entry]) -> str:
 def build(store: PaperStore, entries: list[_Entry], key: str) -> PaperMap:
     """Compute the map of ``entries`` from their stored embeddings (papers replaced meanwhile are left out)."""
     started = time.perf_counter()
-    vectors = store.paper_embeddings()
-    documents = {cid: doc or "" for cid, doc, _ in store.iter_chunks(["documents"], {"kind": "paper"})}
+    chunks = {cid: (doc, vector) for cid, doc, _, vector in store.paper_chunks()}
+    vectors = {cid: vector for cid, (_, vector) in chunks.items()}
+    documents = {cid: doc for cid, (doc, _) in chunks.items()}
     entries = [e for e in entries if e.chunk in vectors]
     if not entries:
         return PaperMap(method="none", key=key)

@@ -128,10 +128,10 @@ class HybridRetriever(BaseRetriever):
         timings["fuse"] = time.perf_counter() - t0
         return hits, papers
 
-    def _subset(self, allowed: set[str], generation: str | None) -> tuple[list[str], np.ndarray]:
+    def _subset(self, allowed: frozenset[str], generation: str | None) -> tuple[list[str], np.ndarray]:
         """The chunk ids and vectors of the allowed papers, read once per store generation and kept for the
         next questions with the same filter (a researcher asks several)."""
-        key = (generation, frozenset(allowed))
+        key = (generation, allowed)
         with self._subsets_lock:
             if key in self._subsets:
                 self._subsets.move_to_end(key)
@@ -143,7 +143,7 @@ class HybridRetriever(BaseRetriever):
                 self._subsets.popitem(last=False)
         return held
 
-    def _nearest(self, vector: np.ndarray, n: int, allowed: set[str] | None, generation: str | None) -> list[tuple[str, float]]:
+    def _nearest(self, vector: np.ndarray, n: int, allowed: frozenset[str] | None, generation: str | None) -> list[tuple[str, float]]:
         """The ``n`` nearest chunks of the allowed papers. Chroma's filtered query costs tens of ms, and more with
         thousands of ids, so up to ``SUBSET_PAPERS`` papers are compared exactly (their vectors read once per
         filter and store generation, then held), a larger subset is searched unfiltered ``1/share`` times deeper
@@ -173,14 +173,12 @@ class HybridRetriever(BaseRetriever):
             vector = self.embedder.encode([query])[0]
             timings["embed"] = time.perf_counter() - t0
         t1 = time.perf_counter()
-        # a filter applies before ranking: Chroma searches only the allowed papers' chunks, BM25 ranks all and is masked
+        # a filter applies before ranking: the dense side compares only the allowed papers' chunks, BM25 only their scores
+        subset = frozenset(allowed) if allowed is not None else None
         indexed_now = self.keyword.snapshot()  # one generation for the search and the versions it names
-        nearest = self._nearest(vector, pool * 3, allowed, indexed_now.generation)
+        nearest = self._nearest(vector, pool * 3, subset, indexed_now.generation)
         t2 = time.perf_counter()
-        if allowed is None:
-            keyword = dict(indexed_now.search(query, pool))
-        else:
-            keyword = dict(indexed_now.search(query, pool, frozenset(allowed)))
+        keyword = dict(indexed_now.search(query, pool, subset))
         t3 = time.perf_counter()
         timings.update(dense=t2 - t1, keyword=t3 - t2)
 

@@ -243,14 +243,15 @@ def with_named_paper(question: str, idf: dict[str, float], selected: list[Eviden
     missing = {t: w for t, w in weight.items() if t not in present}
     chosen = {ev.source.paper_id for ev in selected}
     asked = _terms([question])
-    best, best_weight = None, NAMED_SHARE * sum(missing.values())
-    for ev in evidence:
+    named: list[tuple[float, int]] = []  # (weight of the missing words the title holds, -rank): most held, then nearest
+    for rank, ev in enumerate(evidence):
         if ev.source.paper_id not in chosen and ev.sentences and _named(ev, asked, NAMED_TITLE_SHARE):
             title = _terms([ev.source.title])
-            held = sum(w for t, w in missing.items() if t in title)
-            if held >= best_weight and held > 0:
-                best, best_weight = ev, held
-    return [*selected, _keep(best, 1)] if best is not None else selected
+            named.append((sum(w for t, w in missing.items() if t in title), -rank))
+    held, rank = max(named, default=(0.0, 0))
+    if held <= 0 or held < NAMED_SHARE * sum(missing.values()):
+        return selected
+    return [*selected, _keep(evidence[-rank], 1)]
 
 
 def _named(ev: Evidence, asked: set[str], share: float = 0.5) -> bool:

@@ -108,3 +108,58 @@ def test_value_questions_and_written_out_acronyms():
     assert not asks_value("What is Nester?") and not asks_value("How does FedICU prevent catastrophic forgetting?")
     assert _spelled_out("RL", "multiagent reinforcement learning in network MDPs")
     assert not _spelled_out("RL", "multiagent control in network MDPs") and not _spelled_out("Nester", "Nester infers types")
+
+
+def _idf(question: str) -> dict[str, float]:
+    from vectorstore.keyword import query_terms
+
+    return {t: 1.0 for t in query_terms(question)}
+
+
+def test_a_second_paper_joins_a_single_answer_only_if_it_covers_the_question_as_well_as_the_lead():
+    """"Which leading model does AminoAseed compare against?": another paper's sentence as close in embedding
+    similarity does not join when it never mentions AminoAseed; one that covers as much of the question does."""
+    from assistant.evidence import Evidence
+    from assistant.selection import select, with_named_paper
+    from assistant.types import Source
+
+    lead = Source(1, "a", "Protein Structure Tokenization: Benchmarking and New Recipe",
+                  "We develop AminoAseed. Compared to the leading model ESM3, AminoAseed improves by 6.31%.")
+    other = Source(2, "b", "Causality Based Front-door Defense Against Backdoor Attack on Language Models",
+                   "We defend language models against backdoor attacks with a leading causal model.")
+    twin = Source(3, "c", "AminoAseed Revisited", "We compare AminoAseed against the leading model ESM3 again.")
+    question = "Which leading model does AminoAseed compare against?"
+    close = [Evidence(lead, [(26, 91, 0.50)]), Evidence(other, [(0, 79, 0.48)])]
+    assert [ev.source.paper_id for ev in select(question, close, "single")] == ["a", "b"]  # similarity alone lets it in
+    assert [ev.source.paper_id for ev in select(question, close, "single", _idf(question))] == ["a"]
+    covering = [close[0], Evidence(twin, [(0, 58, 0.48)])]
+    assert [ev.source.paper_id for ev in select(question, covering, "single", _idf(question))] == ["a", "c"]
+    assert with_named_paper(question, _idf(question), close[:1], close) == close[:1]  # nor by "against" in its title
+
+
+def test_a_paper_named_by_title_joins_only_if_the_question_names_it_and_the_lead_would_not_answer():
+    """A title holding one stray question word ("against") or the asked detail ("e-commerce") brings nothing in;
+    of two titles holding missing words, the one the question names ("the SPACE DNA foundation model") joins."""
+    from assistant.evidence import Evidence
+    from assistant.selection import with_named_paper
+    from assistant.types import Source
+
+    superbpe = Source(1, "a", "SuperBPE: Space Travel for Language Models",
+                      "SuperBPE tokenizers learn superword tokens. Fixing the vocabulary size to 200k, it encodes text with fewer tokens.")
+    caduceus = Source(2, "b", "Caduceus: Bi-Directional Equivariant Long-Range DNA Sequence Modeling",
+                      "We model long DNA sequences with bi-directional equivariant layers.")
+    space = Source(3, "c", "SPACE: Your Genomic Profile Predictor is a Powerful DNA Foundation Model",
+                   "SPACE predicts genomic profiles and learns DNA representations with a mixture of experts.")
+    evidence = [Evidence(s, [(0, 40, 0.5)]) for s in (superbpe, caduceus, space)]
+    question = "What tokenizer vocabulary size does the SPACE DNA foundation model use?"
+    joined = with_named_paper(question, _idf(question), evidence[:1], evidence)
+    assert [ev.source.paper_id for ev in joined] == ["a", "c"]
+
+    shop = Source(4, "d", "Online Assortment and Price Optimization Under Contextual Choice Models",
+                  "A seller offers assortments and prices to users with contextual preferences, with regret bounds.")
+    ecommerce = Source(5, "e", "eCeLLM: Generalizing Large Language Models for E-commerce from Large-scale, High-quality Instruction Data",
+                       "We instruction-tune language models for e-commerce tasks on a real e-commerce dataset.")
+    evidence = [Evidence(shop, [(0, 40, 0.5)]), Evidence(ecommerce, [(0, 40, 0.45)])]
+    question = "Which real e-commerce dataset was used to evaluate online assortment and price optimization under contextual choice models?"
+    idf = {**_idf(question), "commerc": 9.0}  # rare in the corpus: most of what the lead never mentions, and eCeLLM's title holds it
+    assert with_named_paper(question, idf, evidence[:1], evidence) == evidence[:1]  # but the question does not name eCeLLM

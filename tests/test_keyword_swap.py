@@ -7,6 +7,7 @@ import threading
 from pathlib import Path
 from typing import Any, Iterator
 
+import numpy as np
 import pytest
 
 from vectorstore.keyword import KeywordIndex, analyzer_key
@@ -41,13 +42,11 @@ class FlippingStore:
         corpus = "y" if self.current[1] == "x" else "x"
         self.current = (f"{corpus}-{self.flips}", corpus)
 
-    def iter_chunks(self, include: list[str], where: dict[str, Any] | None = None) -> Iterator[tuple[str, str, dict[str, Any]]]:
+    def paper_chunks(self) -> Iterator[tuple[str, str, dict[str, Any], np.ndarray]]:
         _, corpus = self.current
         for pid, text in CORPORA[corpus]:
-            yield f"{pid}::h{corpus}::0", text, {"paper_id": pid, "paper_hash": f"h{corpus}", "title": pid, "kind": "paper"}
-
-    def paper_embeddings(self) -> dict[str, Any]:
-        return {}  # vectors are keyed by chunk id (content version included): not what this test flips
+            yield (f"{pid}::h{corpus}::0", text, {"paper_id": pid, "paper_hash": f"h{corpus}", "title": pid, "kind": "paper"},
+                   np.zeros(4, dtype=np.float32))
 
 
 def test_searches_during_rebuilds_see_one_generation(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):

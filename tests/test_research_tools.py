@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Callable
 
+import numpy as np
 import pytest
 
 from assistant import Assistant
@@ -245,10 +246,12 @@ def test_cli_related(mixed: Settings, run_cli: Callable[..., CliResult]) -> None
 
 
 def test_a_small_subset_is_compared_exactly_like_chromas_filtered_query(assistant: Assistant) -> None:
-    """store.nearest_among (vectors read by paper id, compared here) ranks as Chroma's own filtered query does."""
+    """A subset's vectors read by paper id and compared here (``nearest_rows``) rank as Chroma's own filtered query does."""
+    from vectorstore.store import nearest_rows
+
     ids = {"icml2025-44081", "icml2024-poster-33545", "aistats2025-KO7fATqh2W"}
     vector = assistant.embedder.encode(["type inference with language models"])[0].tolist()
-    ours = assistant.store.nearest_among(vector, 12, ids)
+    ours = nearest_rows(*assistant.store.vectors_among(ids), np.asarray(vector, dtype=np.float32), 12)
     chroma = assistant.store.nearest_ids(vector, 12, where={"paper_id": {"$in": sorted(ids)}})
     assert [cid for cid, _ in ours] == [cid for cid, _ in chroma] and len(ours) == 12
     assert all(abs(a - b) < 1e-4 for (_, a), (_, b) in zip(ours, chroma))

@@ -170,9 +170,8 @@ class KeywordIndex:
             vector_ids = json.loads((folder / "vector_ids.json").read_text())
             matrix = np.load(folder / "vectors.npy")
         except Exception:
-            retriever, ids, hashes, records = self._build()
-            vectors = self.store.paper_embeddings()  # keyword-only candidates are scored from these, not read per query
-            vector_ids = list(vectors)
+            retriever, ids, hashes, records, vectors = self._build()
+            vector_ids = list(vectors)  # keyword-only candidates are scored from these, not read per query
             matrix = np.stack([vectors[i] for i in vector_ids]) if vector_ids else np.zeros((0, 0), dtype=np.float32)
             # a write during the build (another process) changed the generation: use this index for
             # now, but never cache it under a generation whose contents it may not match
@@ -181,22 +180,24 @@ class KeywordIndex:
         df = np.diff(retriever.scores["indptr"]) if ids else np.zeros(0)
         return KeywordSnapshot(generation, retriever, tuple(ids), dict(zip(ids, hashes)), df, dict(zip(vector_ids, matrix)), records)
 
-    def _build(self) -> tuple[Any, list[str], list[str], dict[str, tuple[str, dict[str, Any]]]]:
+    def _build(self) -> tuple[Any, list[str], list[str], dict[str, tuple[str, dict[str, Any]]], dict[str, np.ndarray]]:
+        """BM25 over the paper chunks, their paper ids and versions, and their records and vectors by chunk id (one read)."""
         import bm25s
 
         ids: list[str] = []
         hashes: list[str] = []
         texts: list[str] = []
         records: dict[str, tuple[str, dict[str, Any]]] = {}
-        for cid, doc, meta in self.store.iter_chunks(["documents", "metadatas"], {"kind": "paper"}):
-            records[cid] = (doc or "", meta)
+        vectors: dict[str, np.ndarray] = {}
+        for cid, doc, meta, vector in self.store.paper_chunks():
+            records[cid], vectors[cid] = (doc, meta), vector
             ids.append(str(meta["paper_id"]))
             hashes.append(str(meta.get("paper_hash", "")))
-            texts.append(f"{meta.get('title', '')}\n{doc or ''}")
+            texts.append(f"{meta.get('title', '')}\n{doc}")
         retriever = bm25s.BM25(k1=1.2, b=0.75)
         if texts:
             retriever.index(tokenize(texts), show_progress=False)
-        return retriever, ids, hashes, records
+        return retriever, ids, hashes, records, vectors
 
     def _save(self, folder: Path, retriever: Any, ids: list[str], hashes: list[str], vector_ids: list[str], matrix: np.ndarray,
               records: dict[str, tuple[str, dict[str, Any]]]) -> None:

@@ -11,7 +11,7 @@ import json
 import time
 import uuid
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any, Collection, Iterator
 
 import numpy as np
 
@@ -262,18 +262,28 @@ class PaperStore:
         """Number of complete papers."""
         return sum(1 for _ in self.iter_chunks([], {"kind": "paper"}))
 
-    def iter_chunks(self, include: list[str], where: dict[str, Any] | None = None) -> Iterator[tuple[str, str | None, dict[str, Any]]]:
-        """(id, document, metadata) for every chunk, paged."""
+    def _pages(self, include: list[str], where: dict[str, Any] | None) -> Iterator[dict[str, Any]]:
+        """Chroma ``get`` results for every matching chunk, ``PAGE`` chunks at a time."""
         offset = 0
         while True:
             page = self._call("get", where=where, include=include, limit=PAGE, offset=offset)
-            ids = page["ids"]
-            docs = page.get("documents") or [None] * len(ids)
-            metas = page.get("metadatas") or [{}] * len(ids)
-            yield from zip(ids, docs, metas)
-            if len(ids) < PAGE:
+            yield page
+            if len(page["ids"]) < PAGE:
                 return
             offset += PAGE
+
+    def iter_chunks(self, include: list[str], where: dict[str, Any] | None = None) -> Iterator[tuple[str, str | None, dict[str, Any]]]:
+        """(id, document, metadata) for every chunk, paged."""
+        for page in self._pages(include, where):
+            ids = page["ids"]
+            yield from zip(ids, page.get("documents") or [None] * len(ids), page.get("metadatas") or [{}] * len(ids))
+
+    def paper_chunks(self) -> Iterator[tuple[str, str, dict[str, Any], np.ndarray]]:
+        """(id, document, metadata, stored float32 vector) of every paper chunk, paged, in one read: what the
+        keyword index and the paper map are built from (nothing is re-embedded)."""
+        for page in self._pages(["documents", "metadatas", "embeddings"], {"kind": "paper"}):
+            for cid, doc, meta, vector in zip(page["ids"], page["documents"], page["metadatas"], page["embeddings"]):
+                yield cid, doc or "", meta, np.asarray(vector, dtype=np.float32)
 
     def papers(self) -> list[StoredPaper]:
         """Every complete paper (paper chunks only)."""
@@ -290,18 +300,13 @@ class PaperStore:
         result = self._call("query", query_embeddings=[embedding], n_results=n, include=["distances"], where=where)
         return [(i, 1.0 - float(dist)) for i, dist in zip(result["ids"][0], result["distances"][0])]
 
-    def vectors_among(self, paper_ids: set[str]) -> tuple[list[str], np.ndarray]:
+    def vectors_among(self, paper_ids: Collection[str]) -> tuple[list[str], np.ndarray]:
         """The chunk ids of the given papers (all chunks, all stored versions) and their unit-length vectors, one row each."""
         page = self._call("get", where={"paper_id": {"$in": sorted(paper_ids)}}, include=["embeddings"])
         if not page["ids"]:
             return [], np.zeros((0, 0), dtype=np.float32)
         vectors = np.asarray(page["embeddings"], dtype=np.float32)
         return list(page["ids"]), vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
-
-    def nearest_among(self, embedding: list[float], n: int, paper_ids: set[str]) -> list[tuple[str, float]]:
-        """Like ``nearest_ids`` over the chunks of the given papers only, exact: their stored vectors are read and
-        compared here (Chroma's filtered query costs tens of ms whatever the subset's size)."""
-        return nearest_rows(*self.vectors_among(paper_ids), np.asarray(embedding, dtype=np.float32), n)
 
     def chunks(self, ids: list[str]) -> dict[str, tuple[str, dict[str, Any]]]:
         """(document, metadata) of the given chunk ids that exist."""
@@ -316,17 +321,6 @@ class PaperStore:
             return {}
         page = self._call("get", ids=ids, include=["embeddings"])
         return {i: np.asarray(e, dtype=np.float32) for i, e in zip(page["ids"], page["embeddings"])}
-
-    def paper_embeddings(self) -> dict[str, np.ndarray]:
-        """Stored embedding (float32 vector) of every paper chunk, by chunk id, paged (the map reads these, nothing is re-embedded)."""
-        out: dict[str, np.ndarray] = {}
-        offset = 0
-        while True:
-            page = self._call("get", where={"kind": "paper"}, include=["embeddings"], limit=PAGE, offset=offset)
-            out.update((i, np.asarray(e, dtype=np.float32)) for i, e in zip(page["ids"], page["embeddings"]))
-            if len(page["ids"]) < PAGE:
-                return out
-            offset += PAGE
 
     def sentences_of(self, paper_ids: list[str]) -> list[tuple[str, dict[str, Any], np.ndarray]]:
         """(document, metadata, stored embedding) of every sentence chunk of the given papers, all versions."""
