@@ -105,8 +105,9 @@ class Assistant:
                  fusion: FusionConfig | None = None, abstention: AbstentionPolicy | None = None, **overrides: Any) -> None:
         settings = settings or Settings()
         self.settings = settings.with_overrides(data_dir=persist_dir, engine=engine if isinstance(engine, str) else None, **overrides)
-        self.embedder = Embedder.from_settings(self.settings)
         self.store = PaperStore(self.settings)
+        self.settings = self.store.settings  # the embedding precision resolved against the store (``auto``)
+        self.embedder = Embedder.from_settings(self.settings)
         if auto_ingest:
             ensure_corpus(self.store, self.settings, announce or (lambda msg: None))
         self.retriever = HybridRetriever(store=self.store, keyword=KeywordIndex(self.store), embedder=self.embedder,

@@ -61,6 +61,18 @@ def fuse(dense: np.ndarray, bm25: np.ndarray, f: FusionConfig) -> np.ndarray:
     return f.dense_weight * _minmax(dense) + (1 - f.dense_weight) * _minmax(bm25)
 
 
+def sentence_of(paper_chunk: tuple[str, dict[str, Any]], index: int) -> tuple[str, dict[str, Any]] | None:
+    """Sentence chunk ``index`` (document, metadata) cut from its paper chunk by the spans ingest recorded
+    (None for stores written before the spans were)."""
+    abstract, meta = paper_chunk
+    spans = str(meta.get("spans") or "").split(",")
+    if not meta.get("spans") or not 1 <= index <= len(spans):
+        return None
+    start, end = (int(x) for x in spans[index - 1].split(":"))
+    shared = {k: v for k, v in meta.items() if k not in ("spans", "extra")}
+    return abstract[start:end], {**shared, "kind": "sentence", "chunk": index, "start": start, "end": end}
+
+
 @dataclass
 class Candidates:
     """Candidate papers of one query with their dense and keyword scores (ids only, no documents)."""
@@ -106,9 +118,14 @@ class HybridRetriever(BaseRetriever):
         top = [cands.ids[i] for i in order]
         # documents and metadata only for the papers shown: the paper chunk and its best sentence
         wanted = [chunk_id(pid, cands.versions[pid], 0) for pid in top]
+        chunks = cands.snapshot.paper_records(wanted)  # the keyword snapshot holds the paper chunks
+        for pid in top:  # a sentence chunk is a span of its paper chunk, which records the spans
+            if pid in cands.best_sentence and (paper_chunk := chunks.get(chunk_id(pid, cands.versions[pid], 0))):
+                sentence = sentence_of(paper_chunk, split_chunk_id(cands.best_sentence[pid][1])[2])
+                if sentence is not None:
+                    chunks[cands.best_sentence[pid][1]] = sentence
         wanted += [cands.best_sentence[pid][1] for pid in top if pid in cands.best_sentence]
-        chunks = cands.snapshot.paper_records(wanted)  # the keyword snapshot holds the paper chunks: read the rest
-        chunks.update(self.store.chunks([cid for cid in wanted if cid not in chunks]))
+        chunks.update(self.store.chunks([cid for cid in wanted if cid not in chunks]))  # read the rest
         hits: list[Hit] = []
         papers: dict[str, StoredPaper] = {}
         meta: dict[str, Any]

@@ -181,7 +181,7 @@ def measure(settings: Settings, steps: list[int], query: np.ndarray, mode: str) 
         kw_times = []
         for i in range(20):
             t = time.perf_counter(); keyword.search(" ".join(rng.choice(WORDS[:3000], 3)), 40); kw_times.append(time.perf_counter() - t)
-        row = {"mode": mode, "chunks": store.count(), "papers": papers,
+        row = {"mode": mode, "date": time.strftime("%Y-%m-%d"), "chunks": store.count(), "papers": papers,
                "p50_ms": 1000 * float(np.percentile(times, 50)), "p95_ms": 1000 * float(np.percentile(times, 95)),
                "bm25_p50_ms": 1000 * float(np.percentile(kw_times, 50)),
                "insert_s_total": insert_s, "step_wall_s": step_wall,
@@ -254,6 +254,7 @@ def main() -> None:
                 print(f"server ({url}):")
                 settings = Settings(data_dir=tmp / "s", chroma_url=url, collection="growth")
                 results["server"] = measure(settings, steps, query, "server")
+                extra["app_peak_rss_mb_server"] = rss_mb(peak=True)
                 extra["chroma_server_peak_rss_mb"] = tree_peak_mb(proc.pid)
                 if args.serve_startup:
                     extra["serve_server"] = serve_startup(tmp / "s", "growth", url)
@@ -263,6 +264,10 @@ def main() -> None:
     extra["app_peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps(extra, indent=1))
     out_json = Path(__file__).with_name("growth.json")
+    if out_json.is_file():  # a run of one mode keeps the other mode's last rows and figures (each row says its date)
+        kept = json.loads(out_json.read_text())
+        results = {**kept.get("rows", {}), **results}
+        extra = {**{k: v for k, v in kept.items() if k != "rows"}, **extra}
     out_json.write_text(json.dumps({"rows": results, **extra}, indent=1))
     plot(results, Path(__file__).with_name("growth.png"), str(extra["date"]))
     print(f"results: {out_json}")

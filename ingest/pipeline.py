@@ -58,6 +58,7 @@ def chunk_records(paper: Paper) -> list[tuple[str, str, str, dict[str, Any]]]:
         meta = {**base, "kind": "sentence", "chunk": index, "n_chunks": n_chunks, "start": span.start, "end": span.end}
         records.append((chunk_id(paper.id, paper.content_hash, index), f"{paper.title}: {sentence}", sentence, meta))
     paper_meta = {**base, "kind": "paper", "chunk": 0, "n_chunks": n_chunks, "start": 0, "end": len(paper.abstract),
+                  "spans": ",".join(f"{span.start}:{span.end}" for span in spans),  # sentence chunks 1.. as offsets
                   "extra": json.dumps(paper.extra, ensure_ascii=False)}
     records.append((chunk_id(paper.id, paper.content_hash, 0), f"{paper.title}. {paper.abstract}", paper.abstract, paper_meta))
     return records
@@ -126,8 +127,9 @@ def ingest(
     papers, problems = load_papers(paths, fmt, skip_invalid)
     if capped:
         check_upload_papers(paths, len(papers), settings.upload_max_papers)
-    embedder = Embedder.from_settings(settings)
     store = store or PaperStore(settings)
+    settings = store.settings  # the embedding precision resolved against the store (``auto``)
+    embedder = Embedder.from_settings(settings)
     if reset:
         store.reset()
     report = IngestReport(problems=problems)

@@ -218,6 +218,41 @@ def test_store_from_before_the_precision_was_recorded(onnx_data_dir: Path) -> No
         PaperStore(settings.with_overrides(embedding_precision="int8"))
 
 
+def test_auto_precision_follows_the_store(onnx_data_dir: Path, seed_jsonl: Path) -> None:
+    """``embedding_precision=auto`` (the default): a new store gets int8 under ONNX and fp32 under torch, and an
+    existing store is read with its own precision, so upgrading paperchat never refuses a store it wrote."""
+    import chromadb
+    from chromadb.config import Settings as ChromaSettings
+
+    from assistant import Assistant
+    from ingest import ingest
+    from vectorstore.store import CHUNKING, SCHEMA
+
+    assert Settings().embedding_precision == "auto"
+    new = PaperStore(_store_settings(onnx_data_dir, "auto-new", "auto", "auto"))
+    assert new.settings.embedding_precision == "int8" and new._collection.metadata["embedding_precision"] == "int8"
+    assert PaperStore(_store_settings(onnx_data_dir, "auto-torch", "torch", "auto")).settings.embedding_precision == "fp32"
+
+    fp32 = _store_settings(onnx_data_dir, "auto-old-fp32", "onnx", "fp32")
+    assert ingest([seed_jsonl], fp32, progress=False).added == 19
+    reader = Assistant(fp32.with_overrides(embedding_precision="auto"), auto_ingest=False)
+    assert (reader.settings.embedding_precision, reader.embedder.label) == ("fp32", "onnx-fp32")
+    assert reader.search("What is Nester?", 1)[0].paper_id == "icml2025-44081"
+    assert ingest([seed_jsonl], fp32.with_overrides(embedding_precision="auto"), progress=False).chunks_written == 0
+
+    int8 = _store_settings(onnx_data_dir, "auto-int8", "auto", "auto")
+    assert ingest([seed_jsonl], int8, progress=False).added == 19
+    assert Assistant(int8, auto_ingest=False).embedder.label == "onnx-int8"
+    with pytest.raises(StoreError, match="precision int8 needs the ONNX backend"):  # torch cannot encode its queries
+        Assistant(int8.with_overrides(embedding_backend="torch"), auto_ingest=False)
+
+    legacy = _store_settings(onnx_data_dir, "auto-legacy", "auto", "auto")  # no precision key: torch fp32 vectors
+    client = chromadb.PersistentClient(path=str(legacy.chroma_dir), settings=ChromaSettings(anonymized_telemetry=False))
+    client.create_collection("auto-legacy", metadata={"schema": SCHEMA, "embedding_model": MODEL, "chunking": CHUNKING,
+                                                      "generation": "g", "committed": "g"}, configuration={"hnsw": {"space": "cosine"}})
+    assert PaperStore(legacy).settings.embedding_precision == "fp32"
+
+
 def test_cli_refuses_with_one_line(onnx_data_dir: Path, seed_jsonl: Path, run_cli, store_checks,  # type: ignore[no-untyped-def]
                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """The user's view: an int8 reader on an fp32 store gets exit 2 and one line naming the fix."""

@@ -85,6 +85,34 @@ def test_ingest_format(fmt: str, settings: Settings, seed_jsonl: Path, tmp_path:
     store_checks.consistent(PaperStore(settings), {r["id"] for r in rows})
 
 
+def test_paper_chunks_record_their_sentence_spans(settings: Settings, seed_jsonl: Path, tmp_path: Path, monkeypatch) -> None:
+    """Retrieval cuts a shown sentence from its paper chunk by the recorded spans instead of reading it from Chroma:
+    each cut must equal the stored sentence chunk, and a search must not read sentence chunks."""
+    from assistant.retrieval import HybridRetriever, sentence_of
+    from vectorstore import Embedder
+
+    rows = sorted(records(seed_jsonl), key=lambda r: len(r["abstract"]))[:4]
+    ingest([write_jsonl(tmp_path / "p.jsonl", rows)], settings, progress=False)
+    store = PaperStore(settings)
+    page = store._call("get", include=["documents", "metadatas"])
+    by_id = {i: (d, m) for i, d, m in zip(page["ids"], page["documents"], page["metadatas"])}
+    papers = {m["paper_id"]: (d, m) for d, m in by_id.values() if m["kind"] == "paper"}
+    sentences = [(i, d, m) for i, (d, m) in by_id.items() if m["kind"] == "sentence"]
+    assert len(sentences) > 4
+    for cid, doc, meta in sentences:
+        cut = sentence_of(papers[meta["paper_id"]], meta["chunk"])
+        assert cut is not None and cut[0] == doc and (cut[1]["start"], cut[1]["end"]) == (meta["start"], meta["end"])
+    assert sentence_of(papers[rows[0]["id"]], 0) is None and sentence_of(papers[rows[0]["id"]], 99) is None
+
+    retriever = HybridRetriever(store=store, keyword=KeywordIndex(store), embedder=Embedder.from_settings(store.settings), k=4)
+    reads: list[list[str]] = []
+    real = store.chunks
+    monkeypatch.setattr(store, "chunks", lambda ids: reads.append(ids) or real(ids))
+    hits = retriever.search(rows[0]["title"])
+    assert hits and all(h.text and h.end > h.start for h in hits)
+    assert all(not ids for ids in reads), f"sentence chunks read from Chroma: {reads}"
+
+
 def test_bare_format_derives_titles(settings: Settings, seed_bare: Path, run_cli, store_checks) -> None:
     report = ingest([seed_bare], settings, progress=False)
     assert (report.added, report.unchanged, report.problems) == (19, 0, [])

@@ -37,6 +37,16 @@ def embedding_model_path(name: str) -> str:
 _lock = threading.Lock()
 
 
+def new_store_precision(model_name: str, backend: str = "auto") -> str:
+    """The precision a new store gets with ``embedding_precision=auto``: int8 where ONNX Runtime can run the model
+    (query encode 2.8 vs 5.7 ms, SciFact nDCG@10 0.741 vs 0.737: see the README), else fp32."""
+    try:
+        resolve_backend(model_name, backend, "int8")
+        return "int8"
+    except StoreError:
+        return "fp32"
+
+
 def resolve_backend(model_name: str, backend: str = "auto", precision: str = "fp32") -> str:
     """The runtime that will encode: ``"onnx"`` or ``"torch"`` (``auto``: onnx when it can run this model)."""
     if backend not in ("auto", "onnx", "torch"):
@@ -101,6 +111,8 @@ class Embedder(Embeddings):
             precision = precision or env.embedding_precision
             cache_dir = cache_dir or env.onnx_cache
             threads = env.embedding_threads if threads is None else threads
+        if precision == "auto":  # without a store to follow (a store resolves it first: see PaperStore.settings)
+            precision = new_store_precision(model_name, backend)
         self.model_name = model_name
         self.batch_size = batch_size
         self.requested_backend = backend

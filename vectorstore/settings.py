@@ -17,7 +17,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 DEFAULT_EMBEDDING_MODEL = "all-MiniLM-L6-v2"
 EngineName = Literal["auto", "extractive", "local", "openai"]
 EmbeddingBackend = Literal["auto", "onnx", "torch"]
-EmbeddingPrecision = Literal["fp32", "int8"]
+EmbeddingPrecision = Literal["auto", "fp32", "int8"]
 
 
 def default_data_dir() -> Path:
@@ -41,8 +41,9 @@ class Settings(BaseSettings):
         default="auto", description="Encoder runtime: onnx (ONNX Runtime, exported once from the local weights), torch, "
                                     "or auto (onnx when onnxruntime and onnx are installed, else torch).")
     embedding_precision: EmbeddingPrecision = Field(
-        default="fp32", description="fp32 (vectors match torch: stores stay interchangeable) or int8 (ONNX dynamic "
-                                    "quantisation: faster, other vectors, so a store must be re-indexed to switch).")
+        default="auto", description="auto (the store's own precision; a new store gets int8 when ONNX Runtime can run the "
+                                    "model, else fp32), fp32 (vectors match torch: stores stay interchangeable) or int8 "
+                                    "(ONNX dynamic quantisation: faster, other vectors, so a store must be re-indexed to switch).")
     embedding_threads: int = Field(default=0, ge=0, description="ONNX Runtime intra-op threads (0: one per core).")
     onnx_cache_dir: Path | None = Field(default=None, description="Where ONNX exports are cached (default DATA_DIR/cache/onnx); "
                                                                   "one folder per model checksum and precision, shareable between data dirs.")

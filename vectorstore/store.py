@@ -111,9 +111,11 @@ class PaperStore:
     """One Chroma collection of papers, opened from ``Settings`` (embedded or server)."""
 
     def __init__(self, settings: Settings) -> None:
-        self.settings = settings
         self.client = _client(settings)
         self.location = settings.chroma_url or str(settings.chroma_dir)
+        if settings.embedding_precision == "auto":
+            settings = settings.with_overrides(embedding_precision=self._stored_precision(settings))
+        self.settings = settings  # the precision resolved: encode queries and new chunks with ``store.settings``
         self._expected = {"embedding_model": settings.embedding_model, "chunking": CHUNKING,
                           "embedding_precision": settings.embedding_precision}
         self._collection = self._open()
@@ -143,6 +145,20 @@ class PaperStore:
                     f"re-index with `paperchat ingest --reset FILE...` or choose another --collection{also}"
                 )
         return collection
+
+    def _stored_precision(self, settings: Settings) -> str:
+        """``embedding_precision=auto``: the existing collection's precision, else the one a new store gets."""
+        from vectorstore.embeddings import new_store_precision
+
+        try:
+            meta = self.client.get_collection(settings.collection).metadata or {}
+        except Exception:  # no such collection (an unreachable server fails just below, with its own message)
+            meta = {}
+        if "embedding_precision" in meta:
+            return str(meta["embedding_precision"])
+        if "embedding_model" in meta:  # written before the precision was recorded: torch (fp32) vectors
+            return "fp32"
+        return new_store_precision(settings.embedding_model, settings.embedding_backend)
 
     def _backend_label(self) -> str:
         """What writes this store's vectors (recorded for information; the precision is what is checked:
