@@ -160,7 +160,8 @@ class Assistant:
 
     def check_filters(self, filters: Filters | Mapping[str, Any] | None) -> set[str] | None:
         """The ids of the papers passing ``filters`` (None: unfiltered); ``InputError`` for unknown values."""
-        return self._catalog.get().resolve(Filters.parse(filters))
+        parsed = Filters.parse(filters)
+        return self._catalog.get().resolve(parsed) if parsed else None  # unfiltered: no catalog (no store read)
 
     def filter_values(self, max_authors: int | None = None) -> dict[str, list[Any]]:
         """The values the stored papers have, for filter pick lists: ``{"venue": [names], "year": [years],

@@ -27,6 +27,9 @@ OVERSAMPLE_SHARE = 0.08  # a filter keeping at least this share of the papers: s
 MAX_OVERSAMPLE = 3000  # ... at most this many chunks deep
 SUBSET_PAPERS = 3000  # a filter keeping at most this many papers: their chunks' vectors are read once and compared exactly
 SUBSET_CHUNKS_HELD = 50_000  # ... and the most recent such subsets are kept in memory up to this many chunks in all (~77 MB)
+EXACT_CHUNKS = 60_000  # a store of at most this many chunks is searched exactly in memory (~92 MB of vectors, held per
+                       # generation): a scan of 36k rows takes ~3 ms on 2 cores, Chroma's HNSW query ~4-5 ms, and exact
+                       # recall is 1. Past it (about 6,000 papers) Chroma's index answers: a scan grows with the store.
 
 
 @dataclass(frozen=True)
@@ -98,6 +101,7 @@ class HybridRetriever(BaseRetriever):
     fusion: FusionConfig = FusionConfig()
     _subsets: OrderedDict[tuple[str | None, frozenset[str]], tuple[list[str], np.ndarray]] = PrivateAttr(default_factory=OrderedDict)
     _subsets_lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+    _whole: tuple[str | None, list[str] | None, np.ndarray | None] = PrivateAttr(default=("", None, None))
 
     def search(self, query: str, k: int | None = None, timings: dict[str, float] | None = None,
                vector: np.ndarray | None = None, allowed: set[str] | None = None) -> list[Hit]:
@@ -160,12 +164,27 @@ class HybridRetriever(BaseRetriever):
                 self._subsets.popitem(last=False)
         return held
 
+    def _whole_store(self, generation: str | None) -> tuple[list[str] | None, np.ndarray | None]:
+        """Every chunk's id and vector when the store is embedded and has at most ``EXACT_CHUNKS`` chunks (read once
+        per store generation, then held), else ``(None, None)``: Chroma's index is searched."""
+        held_for, ids, vectors = self._whole
+        if held_for != generation:
+            snapshot = self.keyword.snapshot()
+            chunks = sum(int(meta.get("n_chunks", 1)) for _, meta in snapshot.records.values())
+            embedded = self.store.settings.chroma_url is None  # a server's vectors stay there: reading them all costs network
+            ids, vectors = self.store.all_vectors() if embedded and chunks <= EXACT_CHUNKS else (None, None)
+            self._whole = (generation, ids, vectors)
+        return ids, vectors
+
     def _nearest(self, vector: np.ndarray, n: int, allowed: frozenset[str] | None, generation: str | None) -> list[tuple[str, float]]:
         """The ``n`` nearest chunks of the allowed papers. Chroma's filtered query costs tens of ms, and more with
         thousands of ids, so up to ``SUBSET_PAPERS`` papers are compared exactly (their vectors read once per
         filter and store generation, then held), a larger subset is searched unfiltered ``1/share`` times deeper
         and masked, and only a mask that leaves fewer than ``n`` goes through Chroma's filter."""
         if allowed is None:
+            ids, vectors = self._whole_store(generation)
+            if ids is not None and vectors is not None:
+                return nearest_rows(ids, vectors, vector, n)
             return self.store.nearest_ids(vector.tolist(), n=n)
         if len(allowed) <= SUBSET_PAPERS:
             return nearest_rows(*self._subset(allowed, generation), vector, n)

@@ -257,6 +257,25 @@ def test_a_small_subset_is_compared_exactly_like_chromas_filtered_query(assistan
     assert all(abs(a - b) < 1e-4 for (_, a), (_, b) in zip(ours, chroma))
 
 
+def test_a_small_store_is_searched_exactly_like_chromas_index(assistant: Assistant, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An embedded store of at most ``EXACT_CHUNKS`` chunks is scanned in memory: the same ranking as Chroma's own
+    query, no Chroma query per search, and a larger store (or a server) goes to Chroma's index."""
+    from assistant import retrieval
+
+    retriever = assistant.retriever
+    snapshot = retriever.keyword.snapshot()
+    vector = assistant.embedder.encode(["type inference with language models"])[0]
+    chroma = assistant.store.nearest_ids(vector.tolist(), 40)
+    queried: list[int] = []
+    real = assistant.store.nearest_ids
+    monkeypatch.setattr(assistant.store, "nearest_ids", lambda *a, **k: queried.append(1) or real(*a, **k))
+    ours = retriever._nearest(vector, 40, None, snapshot.generation)
+    assert [cid for cid, _ in ours] == [cid for cid, _ in chroma] and not queried
+    assert all(abs(a - b) < 1e-4 for (_, a), (_, b) in zip(ours, chroma))
+    monkeypatch.setattr(retrieval, "EXACT_CHUNKS", 10)
+    assert [cid for cid, _ in retriever._nearest(vector, 40, None, "another generation")] == [cid for cid, _ in chroma] and queried
+
+
 def test_cli_map(mixed: Settings, run_cli: Callable[..., CliResult]) -> None:
     """`paperchat map`: the Explore tab's topics in the terminal; --json every paper once."""
     store = cli_store_args(mixed)

@@ -24,6 +24,13 @@ PAGE = 5000
 COUNT_TTL = 1.0  # seconds a chunk count is reused while the generation is unchanged (see state_key)
 
 
+def _unit_rows(ids: list[str], embeddings: Any) -> tuple[list[str], np.ndarray]:
+    if not ids:
+        return [], np.zeros((0, 0), dtype=np.float32)
+    vectors = np.asarray(embeddings, dtype=np.float32)
+    return ids, vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+
+
 def nearest_rows(ids: list[str], vectors: np.ndarray, query: np.ndarray, n: int) -> list[tuple[str, float]]:
     """The ``n`` rows most cosine-similar to ``query`` (rows already unit length), as (id, similarity), best first."""
     if not ids:
@@ -319,10 +326,16 @@ class PaperStore:
     def vectors_among(self, paper_ids: Collection[str]) -> tuple[list[str], np.ndarray]:
         """The chunk ids of the given papers (all chunks, all stored versions) and their unit-length vectors, one row each."""
         page = self._call("get", where={"paper_id": {"$in": sorted(paper_ids)}}, include=["embeddings"])
-        if not page["ids"]:
-            return [], np.zeros((0, 0), dtype=np.float32)
-        vectors = np.asarray(page["embeddings"], dtype=np.float32)
-        return list(page["ids"]), vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+        return _unit_rows(list(page["ids"]), page["embeddings"])
+
+    def all_vectors(self) -> tuple[list[str], np.ndarray]:
+        """Every chunk id and its unit-length vector, one row each (paged)."""
+        ids: list[str] = []
+        rows: list[Any] = []
+        for page in self._pages(["embeddings"], None):
+            ids.extend(page["ids"])
+            rows.extend(page["embeddings"])
+        return _unit_rows(ids, rows)
 
     def chunks(self, ids: list[str]) -> dict[str, tuple[str, dict[str, Any]]]:
         """(document, metadata) of the given chunk ids that exist."""
