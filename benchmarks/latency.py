@@ -117,7 +117,8 @@ def main() -> None:
         from vectorstore.settings import Settings
 
         overrides = {"llm_model": args.llm_model} if args.llm_model else {}
-        local = Assistant(Settings(data_dir=CACHE / "seed_distractors", engine="local", **overrides), auto_ingest=False)
+        store = CACHE / ("seed_distractors_int8" if "onnx-int8" in backends else "seed_distractors")  # the default's store
+        local = Assistant(Settings(data_dir=store, engine="local", **overrides), auto_ingest=False)
         local.ask("warm up: what is Nester?")
         ttft, total = [], []
         for q in [x for x in questions[: len(questions) // 3]][:10]:
