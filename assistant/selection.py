@@ -60,8 +60,10 @@ def select(question: str, evidence: list[Evidence], shape: Shape | None = None, 
 
     A single-paper answer adds a second paper only when its best sentence is about as relevant as the
     lead's (``PAPER_MARGIN``) and, given the question's term weights ``idf``, the paper mentions at least as
-    much of the question as the lead does: a question naming what only the lead has ("AminoAseed") is
-    answered from the lead alone, however close another paper's sentence comes in embedding similarity."""
+    much of the question as the lead does, and every name the question writes that the lead has (``_names``:
+    "DiJiang-7B", "1-identification", which the term weights split into common words): a question naming what
+    only the lead has ("AminoAseed") is answered from the lead alone, however close another paper's sentence
+    comes in embedding similarity."""
     evidence = [ev for ev in evidence if ev.sentences]
     if not evidence:
         return []
@@ -77,7 +79,22 @@ def select(question: str, evidence: list[Evidence], shape: Shape | None = None, 
         weight, _ = _question_weights(question, idf)
         lead_covers = _coverage(weight, lead)
         others = [ev for ev in others if _coverage(weight, ev) >= lead_covers]
+    lead_names = [name for name in _names(question) if name in _text(lead)]
+    others = [ev for ev in others if all(name in _text(ev) for name in lead_names)]
     return chosen + [_keep(ev, 1) for ev in others]
+
+
+_NAME = re.compile(r"\b(?=[\w-]*(?:\d|[a-z][A-Z]))[\w]+(?:-[\w]+)+\b|\b\w*[a-z][A-Z]\w*\b")
+
+
+def _names(question: str) -> list[str]:
+    """Names the question writes as one word that the term weights split or drop: hyphenated with a digit or an
+    inner capital ("1-identification", "DiJiang-7B", "L2-minimizing"), or CamelCase ("ManyTypes4Py"); lower-cased."""
+    return [m.group(0).lower() for m in _NAME.finditer(question)]
+
+
+def _text(ev: Evidence) -> str:
+    return f"{ev.source.title} {ev.source.abstract}".lower()
 
 
 def _coverage(weight: dict[str, float], ev: Evidence) -> float:

@@ -130,11 +130,33 @@ def test_a_second_paper_joins_a_single_answer_only_if_it_covers_the_question_as_
     twin = Source(3, "c", "AminoAseed Revisited", "We compare AminoAseed against the leading model ESM3 again.")
     question = "Which leading model does AminoAseed compare against?"
     close = [Evidence(lead, [(26, 91, 0.50)]), Evidence(other, [(0, 79, 0.48)])]
-    assert [ev.source.paper_id for ev in select(question, close, "single")] == ["a", "b"]  # similarity alone lets it in
     assert [ev.source.paper_id for ev in select(question, close, "single", _idf(question))] == ["a"]
+    unnamed = "Which leading model does the protein structure tokenizer compare against?"  # no name: coverage decides
+    assert [ev.source.paper_id for ev in select(unnamed, close, "single")] == ["a", "b"]  # similarity alone lets it in
+    assert [ev.source.paper_id for ev in select(unnamed, close, "single", _idf(unnamed))] == ["a"]
     covering = [close[0], Evidence(twin, [(0, 58, 0.48)])]
     assert [ev.source.paper_id for ev in select(question, covering, "single", _idf(question))] == ["a", "c"]
     assert with_named_paper(question, _idf(question), close[:1], close) == close[:1]  # nor by "against" in its title
+
+
+def test_a_second_paper_must_have_the_names_the_question_writes_as_one_word():
+    """"the 1-identification problem": the term weights keep only "identification", which a best-arm identification
+    paper covers as well as the lead; the name as written is the lead's alone, so that paper does not join."""
+    from assistant.evidence import Evidence
+    from assistant.selection import select
+    from assistant.types import Source
+
+    lead = Source(1, "a", "Sample Complexity of 1-Identification",
+                  "We study the 1-identification problem. The goal is to find an arm above a threshold.")
+    other = Source(2, "b", "Best Arm Identification with Fixed Confidence",
+                   "Our goal in this identification problem is the Pareto front.")
+    twin = Source(3, "c", "1-Identification Revisited", "The goal of the 1-identification problem is an arm above a threshold.")
+    question = "What is the goal of the 1-identification problem?"
+    close = [Evidence(lead, [(40, 86, 0.50)]), Evidence(other, [(0, 52, 0.49)])]
+    assert [ev.source.paper_id for ev in select(question, close, "single", _idf(question))] == ["a"]
+    assert [ev.source.paper_id for ev in select(question, [close[0], Evidence(twin, [(0, 60, 0.49)])], "single", _idf(question))] == ["a", "c"]
+    plain = "What is the goal of the identification problem?"  # no name written: equal coverage joins, as before
+    assert [ev.source.paper_id for ev in select(plain, close, "single", _idf(plain))] == ["a", "b"]
 
 
 def test_a_paper_named_by_title_joins_only_if_the_question_names_it_and_the_lead_would_not_answer():
