@@ -63,7 +63,8 @@ def select(question: str, evidence: list[Evidence], shape: Shape | None = None, 
     much of the question as the lead does, and every name the question writes that the lead has (``_names``:
     "DiJiang-7B", "1-identification", which the term weights split into common words): a question naming what
     only the lead has ("AminoAseed") is answered from the lead alone, however close another paper's sentence
-    comes in embedding similarity."""
+    comes in embedding similarity. A question that names the lead and other papers by their titles gets them all.
+    """
     evidence = [ev for ev in evidence if ev.sentences]
     if not evidence:
         return []
@@ -74,13 +75,21 @@ def select(question: str, evidence: list[Evidence], shape: Shape | None = None, 
         return [_keep(ev, 1) for ev in _compared(question, evidence)]
     lead = evidence[0]
     chosen = [_keep(lead, LEAD_SENTENCES)]
+    asked = _terms([question])
+    if _titled(lead, asked):  # "<title A> and <title B>": the question names both papers by their titles, both answer
+        both = [ev for ev in evidence[1:] if _titled(ev, asked)][: MAX_SINGLE_PAPERS - 1]
+        if both:
+            return chosen + [_keep(ev, 1) for ev in both]
     others = [ev for ev in evidence[1:MAX_SINGLE_PAPERS] if _best(ev) >= PAPER_MARGIN * _best(lead)]
     if others and idf:
         weight, _ = _question_weights(question, idf)
         lead_covers = _coverage(weight, lead)
         others = [ev for ev in others if _coverage(weight, ev) >= lead_covers]
-    lead_names = [name for name in _names(question) if name in _text(lead)]
-    others = [ev for ev in others if all(name in _text(ev) for name in lead_names)]
+    names = _names(question)
+    lead_names = {name for name in names if name in _text(lead)}
+    # a paper without the lead's names stays out, unless the question names it too ("A-1 and B-2": both are asked)
+    others = [ev for ev in others
+              if all(name in _text(ev) for name in lead_names) or any(name in _text(ev) for name in set(names) - lead_names)]
     return chosen + [_keep(ev, 1) for ev in others]
 
 
@@ -277,6 +286,11 @@ def _named(ev: Evidence, asked: set[str], share: float = 0.5) -> bool:
     return bool(title) and len(title & asked) >= share * len(title)
 
 
+def _titled(ev: Evidence, asked: set[str]) -> bool:
+    """The question writes out the paper's title: ``TITLED_SHARE`` of its words, and at least two ("Flows" names nothing)."""
+    return _named(ev, asked, TITLED_SHARE) and len(_terms([ev.source.title]) & asked) >= 2
+
+
 def names_all(question: str, selected: list[Evidence]) -> bool:
     """Whether ``question`` names every one of several ``selected`` papers: holds at least half of each title's words."""
     asked = _terms([question])
@@ -284,6 +298,7 @@ def names_all(question: str, selected: list[Evidence]) -> bool:
 
 
 NAMED_SHARE = 0.5  # the share of the unanswered words a second paper's title must hold to be the paper the question names
+TITLED_SHARE = 0.8  # a question holding this share of two papers' title words names both ("<title A> and <title B>")
 NAMED_TITLE_SHARE = 1 / 3  # ... and the share of its title's words the question must hold ("the SPACE DNA foundation model": 4 of 9)
 
 

@@ -155,8 +155,29 @@ def test_a_second_paper_must_have_the_names_the_question_writes_as_one_word():
     close = [Evidence(lead, [(40, 86, 0.50)]), Evidence(other, [(0, 52, 0.49)])]
     assert [ev.source.paper_id for ev in select(question, close, "single", _idf(question))] == ["a"]
     assert [ev.source.paper_id for ev in select(question, [close[0], Evidence(twin, [(0, 60, 0.49)])], "single", _idf(question))] == ["a", "c"]
+    both = "What is the goal of the 1-identification problem and of LoRA-Bandit identification?"  # names the other too
+    pareto = Evidence(Source(2, "b", "Best Arm Identification", "Our goal is LoRA-Bandit, an identification problem."), [(0, 60, 0.49)])
+    assert [ev.source.paper_id for ev in select(both, [close[0], pareto], "single", _idf(both))] == ["a", "b"]
     plain = "What is the goal of the identification problem?"  # no name written: equal coverage joins, as before
     assert [ev.source.paper_id for ev in select(plain, close, "single", _idf(plain))] == ["a", "b"]
+
+
+def test_a_question_naming_two_papers_by_their_titles_gets_both():
+    """"<title A> and <title B>": B joins though it covers less of the question's weight than A (its title is shorter)."""
+    from assistant.evidence import Evidence
+    from assistant.selection import select
+    from assistant.types import Source
+
+    lora = Source(1, "a", "LoRA+: Efficient Low Rank Adaptation of Large Models",
+                  "LoRA+ sets different learning rates for the adapter matrices of large models, improving low rank adaptation.")
+    irqlora = Source(2, "b", "Accurate LoRA-Finetuning Quantization of LLMs",
+                     "IR-QLoRA quantizes LLMs accurately with information retention.")
+    flows = Source(3, "c", "Efficient Flows", "Normalizing flows that are efficient for large models.")
+    question = "LoRA+: Efficient Low Rank Adaptation of Large Models and Accurate LoRA-Finetuning Quantization of LLMs"
+    evidence = [Evidence(lora, [(0, 60, 0.6)]), Evidence(flows, [(0, 40, 0.59)]), Evidence(irqlora, [(0, 40, 0.3)])]
+    assert [ev.source.paper_id for ev in select(question, evidence, "single", _idf(question))] == ["a", "b"]
+    one = "What does LoRA+: Efficient Low Rank Adaptation of Large Models change?"  # names one paper: the lead alone
+    assert [ev.source.paper_id for ev in select(one, evidence, "single", _idf(one))] == ["a"]
 
 
 def test_a_paper_named_by_title_joins_only_if_the_question_names_it_and_the_lead_would_not_answer():
