@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from assistant import Assistant
@@ -116,26 +118,34 @@ def _idf(question: str) -> dict[str, float]:
     return {t: 1.0 for t in query_terms(question)}
 
 
+def _lead_other_twin(lead: tuple[str, str, tuple[int, int]], other: tuple[str, str, tuple[int, int]],
+                     twin: tuple[str, str]) -> tuple[list[Any], Any]:
+    """Evidence for the second-paper rules: [lead, an about-as-close other paper], and a twin covering the question."""
+    from assistant.evidence import Evidence
+    from assistant.types import Source
+
+    close = [Evidence(Source(1, "a", lead[0], lead[1]), [(*lead[2], 0.50)]), Evidence(Source(2, "b", other[0], other[1]), [(*other[2], 0.48)])]
+    return close, Evidence(Source(3, "c", twin[0], twin[1]), [(0, len(twin[1]), 0.48)])
+
+
 def test_a_second_paper_joins_a_single_answer_only_if_it_covers_the_question_as_well_as_the_lead():
     """"Which leading model does AminoAseed compare against?": another paper's sentence as close in embedding
     similarity does not join when it never mentions AminoAseed; one that covers as much of the question does."""
     from assistant.evidence import Evidence
     from assistant.selection import select, with_named_paper
-    from assistant.types import Source
 
-    lead = Source(1, "a", "Protein Structure Tokenization: Benchmarking and New Recipe",
-                  "We develop AminoAseed. Compared to the leading model ESM3, AminoAseed improves by 6.31%.")
-    other = Source(2, "b", "Causality Based Front-door Defense Against Backdoor Attack on Language Models",
-                   "We defend language models against backdoor attacks with a leading causal model.")
-    twin = Source(3, "c", "AminoAseed Revisited", "We compare AminoAseed against the leading model ESM3 again.")
+    close, twin = _lead_other_twin(
+        ("Protein Structure Tokenization: Benchmarking and New Recipe",
+         "We develop AminoAseed. Compared to the leading model ESM3, AminoAseed improves by 6.31%.", (26, 91)),
+        ("Causality Based Front-door Defense Against Backdoor Attack on Language Models",
+         "We defend language models against backdoor attacks with a leading causal model.", (0, 79)),
+        ("AminoAseed Revisited", "We compare AminoAseed against the leading model ESM3 again."))
     question = "Which leading model does AminoAseed compare against?"
-    close = [Evidence(lead, [(26, 91, 0.50)]), Evidence(other, [(0, 79, 0.48)])]
     assert [ev.source.paper_id for ev in select(question, close, "single", _idf(question))] == ["a"]
     unnamed = "Which leading model does the protein structure tokenizer compare against?"  # no name: coverage decides
     assert [ev.source.paper_id for ev in select(unnamed, close, "single")] == ["a", "b"]  # similarity alone lets it in
     assert [ev.source.paper_id for ev in select(unnamed, close, "single", _idf(unnamed))] == ["a"]
-    covering = [close[0], Evidence(twin, [(0, 58, 0.48)])]
-    assert [ev.source.paper_id for ev in select(question, covering, "single", _idf(question))] == ["a", "c"]
+    assert [ev.source.paper_id for ev in select(question, [close[0], twin], "single", _idf(question))] == ["a", "c"]
     assert with_named_paper(question, _idf(question), close[:1], close) == close[:1]  # nor by "against" in its title
 
 
@@ -146,15 +156,14 @@ def test_a_second_paper_must_have_the_names_the_question_writes_as_one_word():
     from assistant.selection import select
     from assistant.types import Source
 
-    lead = Source(1, "a", "Sample Complexity of 1-Identification",
-                  "We study the 1-identification problem. The goal is to find an arm above a threshold.")
-    other = Source(2, "b", "Best Arm Identification with Fixed Confidence",
-                   "Our goal in this identification problem is the Pareto front.")
-    twin = Source(3, "c", "1-Identification Revisited", "The goal of the 1-identification problem is an arm above a threshold.")
+    close, twin = _lead_other_twin(
+        ("Sample Complexity of 1-Identification",
+         "We study the 1-identification problem. The goal is to find an arm above a threshold.", (40, 86)),
+        ("Best Arm Identification with Fixed Confidence", "Our goal in this identification problem is the Pareto front.", (0, 52)),
+        ("1-Identification Revisited", "The goal of the 1-identification problem is an arm above a threshold."))
     question = "What is the goal of the 1-identification problem?"
-    close = [Evidence(lead, [(40, 86, 0.50)]), Evidence(other, [(0, 52, 0.49)])]
     assert [ev.source.paper_id for ev in select(question, close, "single", _idf(question))] == ["a"]
-    assert [ev.source.paper_id for ev in select(question, [close[0], Evidence(twin, [(0, 60, 0.49)])], "single", _idf(question))] == ["a", "c"]
+    assert [ev.source.paper_id for ev in select(question, [close[0], twin], "single", _idf(question))] == ["a", "c"]
     both = "What is the goal of the 1-identification problem and of LoRA-Bandit identification?"  # names the other too
     pareto = Evidence(Source(2, "b", "Best Arm Identification", "Our goal is LoRA-Bandit, an identification problem."), [(0, 60, 0.49)])
     assert [ev.source.paper_id for ev in select(both, [close[0], pareto], "single", _idf(both))] == ["a", "b"]
