@@ -336,3 +336,21 @@ def test_a_filtered_search_sees_papers_added_after_its_subset_was_read(tmp_path:
     small.add_papers([second])
     found = small.search(query, 5, filters=venue)
     assert found and found[0].paper_id == records[3]["id"]
+
+
+def test_a_warm_unfiltered_search_reads_only_the_generation_from_chroma(assistant: Assistant,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """The README's "one Chroma call per search": with the store unchanged, a search reads the generation (the
+    collection's metadata) and nothing else: no filter catalog, no chunk or sentence reads, no Chroma query."""
+    from vectorstore import store as store_module
+
+    monkeypatch.setattr(store_module, "COUNT_TTL", 1e9)  # the count is re-read at most once a second: not in this window
+    assistant.search("type inference with language models", 5)  # warm: keyword snapshot, held vectors, count
+    store = assistant.store
+    calls: list[str] = []
+    real_call, real_get = store._call, store.client.get_collection
+    monkeypatch.setattr(store, "_call", lambda fn, *a, **k: calls.append(fn) or real_call(fn, *a, **k))
+    monkeypatch.setattr(store.client, "get_collection", lambda *a, **k: calls.append("get_collection") or real_get(*a, **k))
+    hits = assistant.search("How are pixels turned into patterns by neural networks?", 5)
+    assert hits and all(h.text for h in hits)
+    assert calls == ["get_collection"], calls
