@@ -287,10 +287,10 @@ class Assistant:
         named = with_named_paper(query, idf, selected, evidence) if shape == "single" else selected
         # "A and B": a paper whose title holds what the first never mentions joins; papers the question names are judged together
         together, selected = len(named) > len(selected) or names_all(query, selected), named
-        missing = unanswered(query, idf, selected, together) if shape == "single" else []
-        if missing:  # on the topic, but no paper says what was asked: say so, quote the nearest
+        gap = unanswered(query, idf, selected, together) if shape == "single" else ""
+        if gap:  # on the topic, but no paper says what was asked: say so, quote the nearest
             turn.near_miss = True
-            turn.text, turn.citations, _ = verify(near_miss_text(missing, evidence), [ev.source for ev in evidence], turn.question)
+            turn.text, turn.citations, _ = verify(near_miss_text(gap, evidence), [ev.source for ev in evidence], turn.question)
             yield "delta", turn.text
             return
         try:

@@ -11,6 +11,7 @@ import re
 from functools import lru_cache
 from typing import Literal
 
+from assistant.answer_types import Slot, asked_slot, slot_filled
 from assistant.evidence import Evidence
 
 Shape = Literal["single", "list", "compare"]
@@ -159,6 +160,7 @@ ASKED_WORDS = 2         # ... and at least this many of those words: one alone i
 _PHRASING_WORDS = "author authors paper papers work study kind kinds type sort observe observed find found report reported use used mention say"
 _VALUE = re.compile(r"\b(?:how\s+(?:many|much)|(?:what|which)\s+(?!(?:is|are|was|were|do|does|did|can|could|has|have|had|"
                     r"will|would|should|of|the|a|an)\b)[\w-]+)", re.IGNORECASE)
+_HOW_MANY = re.compile(r"(?<=\bhow\s)(?:many|much)\b", re.IGNORECASE)
 _SCRIPT = re.compile(r"(?<![\w^_])([A-Za-z\u2113])[\^_]\{?(\d)\}?")  # LaTeX "L^2", "ell_2" as the question writes them: "L2"
 
 
@@ -168,13 +170,17 @@ def asks_value(question: str) -> bool:
     return bool(_VALUE.search(question))
 
 
-def unanswered(question: str, idf: dict[str, float], selected: list[Evidence], together: bool = False) -> list[str]:
-    """The question's words that the lead paper never mentions, when no selected paper answers the question (a
-    near miss: the paper is on the topic but does not say what was asked). Else ``[]``.
+def unanswered(question: str, idf: dict[str, float], selected: list[Evidence], together: bool = False) -> str:
+    """What the lead paper lacks, when no selected paper answers the question (a near miss: the paper is on the
+    topic but does not say what was asked): 'never mentions “x”, “y”' or 'gives no number for “expert raters”'.
+    Else ``""``.
 
     Words are weighed by idf times rarity in English ("how much" counts little). A paper does not answer when
 
     * the words it never mentions carry ``NEAR_MISS_SHARE`` of the question's weight, or
+    * the question asks for a quantity or a proper name and no sentence of the paper gives one next to what the
+      question asks about (``assistant.answer_types``: "how many expert raters" in a paper that mentions its
+      expert raters but never counts them), or
     * the question asks for a value (``asks_value``) and, of its words outside the paper's title, the ones the
       paper never mentions carry ``ASKED_SHARE`` of their weight (and are ``ASKED_WORDS`` or more). The title's
       words, and names the paper has (``NAME_RARITY``: "Nester"), say *which* paper is meant ("… the protein
@@ -187,14 +193,22 @@ def unanswered(question: str, idf: dict[str, float], selected: list[Evidence], t
     words of two); ``together`` judges them as one, for a question that names two papers (``with_named_paper``).
     """
     if not idf or not selected:
-        return []
+        return ""
     weight, surface = _question_weights(question, idf)
-    value = asks_value(question)
+    value, slot = asks_value(question), asked_slot(question)
     groups = [selected] if together else [[ev] for ev in selected]
     missing = [_missing(weight, surface, group) for group in groups]
-    if any(_answers(weight, surface, group, unmatched, value) for group, unmatched in zip(groups, missing)):
-        return []
-    return [surface.get(t, t) for t in missing[0]]
+    if any(_answers(weight, surface, group, unmatched, value) and not _slot_empty(slot, question, group)
+           for group, unmatched in zip(groups, missing)):
+        return ""
+    if missing[0] and not _answers(weight, surface, groups[0], missing[0], value):
+        return "never mentions " + ", ".join(f"“{surface.get(t, t)}”" for t in missing[0][:4])
+    return f"gives {slot.describe()}" if slot else "does not say this"
+
+
+def _slot_empty(slot: Slot | None, question: str, group: list[Evidence]) -> bool:
+    """No paper of ``group`` gives the kind of value the question's ``slot`` asks for (``answer_types.slot_filled``)."""
+    return slot is not None and all(slot_filled(slot, question, ev.source.title, ev.source.abstract) is False for ev in group)
 
 
 def _missing(weight: dict[str, float], surface: dict[str, str], group: list[Evidence]) -> list[str]:
@@ -245,7 +259,8 @@ def _question_weights(question: str, idf: dict[str, float]) -> tuple[dict[str, f
 
     words = re.findall(r"[\w-]+", question)
     surface = {stems[0]: word for word, stems in zip(words, tokenize(words)) if stems}
-    return {term: value * (0.3 + 0.7 * rarity(surface.get(term, term))) for term, value in idf.items()}, surface
+    asking = {stems[0] for stems in tokenize(_HOW_MANY.findall(question)) if stems}  # "how *many*": no topic
+    return {term: value * (0.3 + 0.7 * rarity(surface.get(term, term))) for term, value in idf.items() if term not in asking}, surface
 
 
 def _terms(texts: list[str]) -> set[str]:
@@ -302,9 +317,8 @@ TITLED_SHARE = 0.8  # a question holding this share of two papers' title words n
 NAMED_TITLE_SHARE = 1 / 3  # ... and the share of its title's words the question must hold ("the SPACE DNA foundation model": 4 of 9)
 
 
-def near_miss_text(missing: list[str], evidence: list[Evidence], papers: int = 3) -> str:
-    """What a near miss says: that no paper answers it, what is missing, and the nearest papers' closest sentence."""
-    quoted = ", ".join(f"“{w}”" for w in missing[:4])
+def near_miss_text(gap: str, evidence: list[Evidence], papers: int = 3) -> str:
+    """What a near miss says: that no paper answers it, what the closest lacks (``unanswered``), and the nearest
+    papers' closest sentence."""
     nearest = [_keep(ev, 1) for ev in evidence[:papers] if ev.sentences]
-    return (f"No paper here says this: the closest one never mentions {quoted}. Nearest papers:\n"
-            + render(nearest, "single"))
+    return f"No paper here says this: the closest one {gap}. Nearest papers:\n" + render(nearest, "single")

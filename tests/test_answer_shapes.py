@@ -101,6 +101,39 @@ def test_a_paraphrased_answerable_question_is_not_a_near_miss(assistant: Assista
         assert {c.paper_id for c in answer.citations} == {paper}
 
 
+def test_a_count_the_paper_never_gives_is_a_near_miss_though_it_has_every_word(assistant: Assistant):
+    """TINED's abstract speaks of GNN layers, MLPs and replicating, but never counts the layers: the question's words
+    are all there, its slot (a number of "GNN layers") is not. The paper that counts its datasets answers."""
+    answer = assistant.ask("How many GNN layers does the TINED student MLP replicate?")
+    assert answer.near_miss and not answer.abstained
+    assert "no number for “GNN layers”" in answer.text and answer.citations[0].paper_id == "icml2025-44094"
+    for question, value in (("How many datasets was TINED evaluated on?", "seven datasets"),
+                            ("Across how many supervised tasks does AminoAseed improve on ESM3?", "24 supervised tasks")):
+        answer = assistant.ask(question)
+        assert not answer.near_miss and not answer.abstained and value in answer.text, question
+
+
+def test_answer_slots_are_read_from_the_question_and_filled_from_the_sentences():
+    from assistant.answer_types import asked_slot, slot_filled
+
+    assert asked_slot("What does Nester do?") is None and asked_slot("Why does merging help reasoning?") is None
+    assert asked_slot("Which module handles noise suppression?") is None  # descriptive answers are not judged
+    raters, batch = asked_slot("How many expert raters checked the votes?"), asked_slot("What batch size was used?")
+    gpu, model = asked_slot("Which GPU model accelerated X?"), asked_slot("Which base language model did BAGEL use?")
+    assert (raters.kind, raters.words, batch.kind, batch.words) == ("number", "expert raters", "number", "batch size")
+    assert (gpu.kind, gpu.words, gpu.bare) == ("name", "GPU", False) and (model.kind, model.bare) == ("name", True)
+    title = "A Method"
+    assert slot_filled(raters, "How many raters?", title, "Votes agree with those of expert raters. We collect 240K votes.") is False
+    assert slot_filled(raters, "How many raters?", title, "Votes agree with those of 12 expert raters.") is True
+    assert slot_filled(raters, "How many raters?", title, "Agreement is high. Twelve experts rated it.") is False  # never says raters
+    assert slot_filled(gpu, "Which GPU model accelerated X?", title, "X can use GPU acceleration to scale.") is False
+    assert slot_filled(gpu, "Which GPU model accelerated X?", title, "X scales on one NVIDIA A100 GPU.") is True
+    assert slot_filled(gpu, "Which GPU model accelerated X?", title, "X scales to thousands of nodes.") is False  # no GPU at all
+    assert slot_filled(model, "Which base language model did BAGEL use?", title, "BAGEL bootstraps GPT-4 agents.") is None  # a model is named bare
+    assert slot_filled(batch, "What batch size was used to train ResNet-50?", title, "We train ResNet-50 with batch size 256.") is True
+    assert slot_filled(batch, "What batch size was used for 50 epochs?", title, "A batch size study over 50 epochs.") is False  # 50 is the question's
+
+
 def test_value_questions_and_written_out_acronyms():
     from assistant.selection import _spelled_out, asks_value
 

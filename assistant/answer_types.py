@@ -1,0 +1,170 @@
+"""What kind of answer a question asks for, and whether a paper says one: a near-miss check that words alone miss.
+
+"How many expert raters checked agreement?" asks for a number of raters. A paper that mentions its
+expert raters but never counts them is on the topic and does not answer: every word of the question is
+in it, so the word-coverage test of ``assistant.selection.unanswered`` passes it. Here the question's
+*slot* is read (a count of "raters"; a name of the "GPU"), and the paper's sentences that mention the
+slot's words are searched for a value of that kind next to them (a number; a name the question does not
+already hold).
+
+The slot kinds are the classic question-answering answer types (Li & Roth, 2002), limited to the two
+that an abstract either states or does not: a quantity, and the proper name of a product or artefact
+(hardware, robot, licence, software, language model). Descriptive answers ("which module handles
+noise?": "prior-guided patch selection") are not judged here.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from assistant.claims import _is_name, numbers, stem
+from ingest.chunking import sentence_spans
+
+SlotKind = Literal["number", "name"]
+
+# nouns whose value is a quantity: "what batch size", "which learning rate", "what share of cases". A paper that
+# states such a value names the quantity ("a batch size of 256"), except those in BARE_QUANTITIES ("85.3% on ImageNet").
+QUANTITY_NOUNS = frozenset(
+    "number count amount size length rate ratio percentage percent fraction proportion share speedup factor "
+    "dimension dimensionality coefficient coefficients temperature budget accuracy".split())
+BARE_QUANTITIES = frozenset("number count amount ratio percentage percent fraction proportion share speedup factor accuracy".split())
+# nouns whose value is a proper name: "which GPU", "what licence", "which base language model". A paper that names
+# such a thing uses the noun ("on an A100 GPU"), except those in BARE_NAMES ("we fine-tune Llama-2", "in MuJoCo").
+NAMED_NOUNS = frozenset(
+    "gpu gpus tpu tpus cpu cpus hardware accelerator accelerators chip chips robot robots arm arms hand hands camera "
+    "cameras sensor sensors simulator simulators license licence licenses licences library libraries toolkit software "
+    "manufacturer manufacturers vendor vendors company companies llm llms lm lms optimizer optimiser".split())
+BARE_NAMES = frozenset("simulator simulators library libraries toolkit software llm llms lm lms optimizer optimiser model".split())
+_MODEL_CLASSES = frozenset("language base foundation pretrained pre-trained backbone".split())  # "which base language model"
+# words that qualify the slot without naming what it is about: "how many *different* typefaces"
+_QUALIFIERS = frozenset(
+    "different distinct total exact exactly maximum minimum max min overall approximate approximately average mean "
+    "typical specific particular precise kind kinds type types sort of".split())
+_DETERMINERS = frozenset("the a an its their this these those".split())
+_STOP = frozenset(
+    "do does did is are was were has have had can could will would should be been being used use uses in on at for "
+    "to from by with during when while that which who whom whose than and or".split())
+_WH = re.compile(r"\b(how\s+(?:many|much|long|large|big|fast|often|far)|what|which)\s+(.*)", re.IGNORECASE)
+WINDOW = 6  # a name within this many words of the slot's noun is about it ("on one NVIDIA A100 GPU")
+# a number counts the noun it precedes in one noun phrase ("15 commonly used fonts", not "two operations in GNN
+# layers"), or sets the quantity it follows closely ("a batch size of 256", "learning rate 0.001")
+_PHRASE_ENDS = frozenset(
+    "in on at for to from by with during of over under across between among into per via than and or but that which "
+    "who is are was were be been do does did has have had can could will would should while when where".split())
+_SETTING = frozenset("of is are was were to at set equal equals about around roughly approximately only just up "
+                     "over under below above than a an the as".split())
+
+
+@dataclass(frozen=True)
+class Slot:
+    """The value a question asks for: its kind and the stems of the words that say what it is about."""
+
+    kind: SlotKind
+    about: tuple[str, ...]  # stems; empty for "how much does X accelerate …" (any quantity answers)
+    bare: bool = False  # the value can be stated without the noun: a paper that never uses it may still answer
+    words: str = ""     # the slot as the question writes it ("expert raters"), for the near-miss answer
+
+    def describe(self) -> str:
+        """What a paper that does not fill the slot lacks: 'no number for “expert raters”'."""
+        return f"no {self.kind} for “{self.words}”" if self.words else f"no {self.kind}"
+
+
+def asked_slot(question: str) -> Slot | None:
+    """The slot of a question asking for a quantity or a proper name, else ``None``."""
+    match = _WH.search(question)
+    if not match:
+        return None
+    wh = " ".join(match.group(1).lower().split())
+    phrase = _phrase(re.findall(r"[A-Za-z][\w+-]*", match.group(2)))
+    if wh == "how many":  # the counted noun: the first plural ("how many *GPU hours* did", "how many *bins* per feature")
+        at = next((i for i, w in enumerate(phrase) if _plural(w)), len(phrase) - 1)
+        return Slot("number", (stem(phrase[at]),), words=" ".join(phrase[: at + 1])) if phrase else None
+    if wh.startswith("how "):
+        return Slot("number", ())
+    lows = [w.lower() for w in phrase]
+    for i, low in enumerate(lows):
+        if low in QUANTITY_NOUNS:
+            about = phrase[: i + 1][-2:]  # "batch size", "learning rate"
+            return Slot("number", tuple(stem(w) for w in about), low in BARE_QUANTITIES, " ".join(about))
+    named = [low for i, low in enumerate(lows) if low in NAMED_NOUNS or (low in ("model", "models") and i and lows[i - 1] in _MODEL_CLASSES)]
+    if named:  # the last one: "software *license*", "robot *arm*"
+        at = len(lows) - 1 - lows[::-1].index(named[-1])
+        return Slot("name", (stem(named[-1]),), named[-1].rstrip("s") in BARE_NAMES or named[-1] in BARE_NAMES, " ".join(phrase[: at + 1]))
+    return None
+
+
+def _counts(words: list[str], i: int, asked: set[float]) -> bool:
+    """A number (not one the question gives) counts or sets ``words[i]`` (``_PHRASE_ENDS``, ``_SETTING``)."""
+    for j in range(i - 1, max(-1, i - WINDOW - 1), -1):
+        if _value(words[j], asked):
+            return True
+        if words[j].lower() in _PHRASE_ENDS or _plural(words[j]):
+            break
+    for j in range(i + 1, min(len(words), i + 5)):
+        if _value(words[j], asked):
+            return True
+        if words[j].lower() not in _SETTING:
+            break
+    return False
+
+
+def _phrase(words: list[str]) -> list[str]:
+    """The noun phrase a wh-word opens: up to a verb ("checked"), an auxiliary or a preposition, qualifiers left out."""
+    phrase: list[str] = []
+    for word in words:
+        low = word.lower()
+        if (phrase or low not in ("is", "are", "was", "were")) and low in _STOP or phrase and (
+                low in _DETERMINERS or (low.endswith("ed") and len(low) > 5)):
+            break
+        if low not in _QUALIFIERS and low not in _STOP and low not in _DETERMINERS:
+            phrase.append(word)
+        if len(phrase) >= 4:
+            break
+    return phrase
+
+
+def _plural(word: str) -> bool:
+    low = word.lower()
+    return low in ("people", "data", "children") or (len(low) > 3 and low.endswith("s") and not low.endswith(("ss", "us", "is")))
+
+
+def _words(text: str) -> list[str]:
+    """Blank-separated tokens without their punctuation; math stays one token ("n^(-1/(t+5))")."""
+    return [w for w in (t.strip(".,;:!?\"'“”()[]") for t in text.split()) if w]
+
+
+_MATH = re.compile(r"\^|^(?:O|Θ|Ω|𝒪|Õ)\(|sqrt\(|√")
+
+
+def _value(word: str, asked: set[float]) -> bool:
+    """``word`` is a number the question does not give, or a formula ("n^(-1/(t+5))", "O(1/T)")."""
+    return bool(numbers(word) - asked) or bool(_MATH.search(word))
+
+
+def slot_filled(slot: Slot, question: str, title: str, abstract: str) -> bool | None:
+    """Whether the paper states the slot's value: ``True`` when a sentence names the slot and has a value of its
+    kind within ``WINDOW`` words, ``False`` when the paper never does, ``None`` when it cannot tell: a bare slot
+    whose noun the paper never uses ("which optimizer" answered by "we train with Adam"), or a quantity of
+    nothing named ("how much does X accelerate …") that the paper gives somewhere."""
+    asked_numbers = numbers(question)
+    asked_words = {w.lower() for w in _words(question)} | {w.lower() for w in _words(title)}
+    sentences = [abstract[s.start:s.end] for s in sentence_spans(abstract)]
+    seen_about = False
+    for sentence in sentences:
+        words = _words(sentence)
+        stems = [stem(w) for w in words]
+        if slot.about and not all(a in stems for a in slot.about):
+            continue
+        seen_about = True
+        anchors = [i for i, s in enumerate(stems) if s == slot.about[-1]] if slot.about else [0]
+        for i in anchors:
+            if slot.kind == "number" and not slot.about and numbers(sentence) - asked_numbers:
+                return None  # "how much does X accelerate …": some number, about what is not known
+            if slot.kind == "number" and slot.about and _counts(words, i, asked_numbers):
+                return True
+            lo, hi = max(0, i - WINDOW), min(len(words), i + WINDOW + 1)
+            if slot.kind == "name" and any(_is_name(words[j], j) and words[j].lower() not in asked_words for j in range(lo, hi)):
+                return True
+    return None if not seen_about and slot.bare else False
