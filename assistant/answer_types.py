@@ -24,37 +24,42 @@ from ingest.chunking import sentence_spans
 
 SlotKind = Literal["number", "name"]
 
+
+def _set(words: str) -> frozenset[str]:
+    return frozenset(words.split())
+
+
 # nouns whose value is a quantity: "what batch size", "which learning rate", "what share of cases". A paper that
 # states such a value names the quantity ("a batch size of 256"), except those in BARE_QUANTITIES ("85.3% on ImageNet").
-QUANTITY_NOUNS = frozenset(
+QUANTITY_NOUNS = _set(
     "number count amount size length rate ratio percentage percent fraction proportion share speedup factor "
-    "dimension dimensionality coefficient coefficients temperature budget accuracy".split())
-BARE_QUANTITIES = frozenset("number count amount ratio percentage percent fraction proportion share speedup factor accuracy".split())
+    "dimension dimensionality coefficient coefficients temperature budget accuracy")
+BARE_QUANTITIES = _set("number count amount ratio percentage percent fraction proportion share speedup factor accuracy")
 # nouns whose value is a proper name: "which GPU", "what licence", "which base language model". A paper that names
 # such a thing uses the noun ("on an A100 GPU"), except those in BARE_NAMES ("we fine-tune Llama-2", "in MuJoCo").
-NAMED_NOUNS = frozenset(
+NAMED_NOUNS = _set(
     "gpu gpus tpu tpus cpu cpus hardware accelerator accelerators chip chips robot robots arm arms hand hands camera "
     "cameras sensor sensors simulator simulators license licence licenses licences library libraries toolkit software "
-    "manufacturer manufacturers vendor vendors company companies llm llms lm lms optimizer optimiser".split())
-BARE_NAMES = frozenset("simulator simulators library libraries toolkit software llm llms lm lms optimizer optimiser model".split())
-_MODEL_CLASSES = frozenset("language base foundation pretrained pre-trained backbone".split())  # "which base language model"
+    "manufacturer manufacturers vendor vendors company companies llm llms lm lms optimizer optimiser")
+BARE_NAMES = _set("simulator simulators library libraries toolkit software llm llms lm lms optimizer optimiser model")
+_MODEL_CLASSES = _set("language base foundation pretrained pre-trained backbone")  # "which base language model"
 # words that qualify the slot without naming what it is about: "how many *different* typefaces"
-_QUALIFIERS = frozenset(
+_QUALIFIERS = _set(
     "different distinct total exact exactly maximum minimum max min overall approximate approximately average mean "
-    "typical specific particular precise kind kinds type types sort of".split())
-_DETERMINERS = frozenset("the a an its their this these those".split())
-_STOP = frozenset(
+    "typical specific particular precise kind kinds type types sort of")
+_DETERMINERS = _set("the a an its their this these those")
+_STOP = _set(
     "do does did is are was were has have had can could will would should be been being used use uses in on at for "
-    "to from by with during when while that which who whom whose than and or".split())
+    "to from by with during when while that which who whom whose than and or")
 _WH = re.compile(r"\b(how\s+(?:many|much|long|large|big|fast|often|far)|what|which)\s+(.*)", re.IGNORECASE)
 WINDOW = 6  # a name within this many words of the slot's noun is about it ("on one NVIDIA A100 GPU")
 # a number counts the noun it precedes in one noun phrase ("15 commonly used fonts", not "two operations in GNN
 # layers"), or sets the quantity it follows closely ("a batch size of 256", "learning rate 0.001")
-_PHRASE_ENDS = frozenset(
+_PHRASE_ENDS = _set(
     "in on at for to from by with during of over under across between among into per via than and or but that which "
-    "who is are was were be been do does did has have had can could will would should while when where".split())
-_SETTING = frozenset("of is are was were to at set equal equals about around roughly approximately only just up "
-                     "over under below above than a an the as".split())
+    "who is are was were be been do does did has have had can could will would should while when where")
+_SETTING = _set("of is are was were to at set equal equals about around roughly approximately only just up "
+                     "over under below above than a an the as")
 
 
 @dataclass(frozen=True)
