@@ -100,3 +100,20 @@ def test_arbitrary_bytes_never_crash_the_parser(tmp_path: Path, data: bytes):
         parse_file(path, skip_invalid=True)
     except InputError as exc:
         assert str(exc).startswith(str(path)) and "\n" not in str(exc)
+
+
+question_words = st.lists(st.one_of(st.sampled_from(["How", "many", "much", "what", "Which", "GPU", "batch", "size", "the", "of",
+                                                     "raters", "were", "used", "model", "base", "language", "?", "license"]),
+                                    st.text(max_size=10)), max_size=16).map(" ".join)
+
+
+@given(st.one_of(text, question_words), st.one_of(text, prose))
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+def test_answer_slots_read_any_question_and_abstract(question: str, abstract: str):
+    """Any question yields no slot or one with a kind and words of the question; any abstract a yes, no or can't tell."""
+    from assistant.answer_types import asked_slot, slot_filled
+
+    slot = asked_slot(question)
+    if slot is not None:
+        assert slot.kind in ("number", "name") and all(w in question for w in slot.words.split())
+        assert slot_filled(slot, question, "A title", abstract) in (True, False, None)
