@@ -148,26 +148,26 @@ def _value(word: str, asked: set[float]) -> bool:
     return bool(numbers(word) - asked) or bool(_MATH.search(word))
 
 
-def slot_filled(slot: Slot, question: str, title: str, abstract: str) -> bool | None:
+def slot_filled(slot: Slot, question: str, title: str, abstract: str, quoted: list[str] | None = None) -> bool | None:
     """Whether the paper states the slot's value: ``True`` when a sentence names the slot and has a value of its
     kind within ``WINDOW`` words, ``False`` when the paper never does, ``None`` when it cannot tell: a bare slot
-    whose noun the paper never uses ("which optimizer" answered by "we train with Adam"), or a quantity of
-    nothing named ("how much does X accelerate …") that the paper gives somewhere."""
+    whose noun the paper never uses ("which optimizer" answered by "we train with Adam"). A quantity of nothing
+    named ("how much does X accelerate …") has no noun to find: it is filled (``None``: some number, about what is
+    not known) when the sentences the answer would quote (``quoted``; default: all) hold a number."""
     asked_numbers = numbers(question)
     asked_words = {w.lower() for w in _words(question)} | {w.lower() for w in _words(title)}
     sentences = [abstract[s.start:s.end] for s in sentence_spans(abstract)]
     seen_about = False
+    if not slot.about:
+        return None if any(numbers(q) - asked_numbers for q in (sentences if quoted is None else quoted)) else False
     for sentence in sentences:
         words = _words(sentence)
         stems = [stem(w) for w in words]
-        if slot.about and not all(a in stems for a in slot.about):
+        if not all(a in stems for a in slot.about):
             continue
         seen_about = True
-        anchors = [i for i, s in enumerate(stems) if s == slot.about[-1]] if slot.about else [0]
-        for i in anchors:
-            if slot.kind == "number" and not slot.about and numbers(sentence) - asked_numbers:
-                return None  # "how much does X accelerate …": some number, about what is not known
-            if slot.kind == "number" and slot.about and _counts(words, i, asked_numbers):
+        for i in [i for i, s in enumerate(stems) if s == slot.about[-1]]:
+            if slot.kind == "number" and _counts(words, i, asked_numbers):
                 return True
             lo, hi = max(0, i - WINDOW), min(len(words), i + WINDOW + 1)
             if slot.kind == "name" and any(_is_name(words[j], j) and words[j].lower() not in asked_words for j in range(lo, hi)):

@@ -213,7 +213,9 @@ def unanswered(question: str, idf: dict[str, float], selected: list[Evidence], t
 
 def _slot_empty(slot: Slot | None, question: str, group: list[Evidence]) -> bool:
     """No paper of ``group`` gives the kind of value the question's ``slot`` asks for (``answer_types.slot_filled``)."""
-    return slot is not None and all(slot_filled(slot, question, ev.source.title, ev.source.abstract) is False for ev in group)
+    return slot is not None and all(
+        slot_filled(slot, question, ev.source.title, ev.source.abstract, [ev.source.abstract[a:b] for a, b, _ in ev.sentences]) is False
+        for ev in group)
 
 
 def _missing(weight: dict[str, float], surface: dict[str, str], group: list[Evidence]) -> list[str]:
