@@ -132,6 +132,10 @@ def test_answer_slots_are_read_from_the_question_and_filled_from_the_sentences()
     assert slot_filled(model, "Which base language model did BAGEL use?", title, "BAGEL bootstraps GPT-4 agents.") is None  # a model is named bare
     assert slot_filled(batch, "What batch size was used to train ResNet-50?", title, "We train ResNet-50 with batch size 256.") is True
     assert slot_filled(batch, "What batch size was used for 50 epochs?", title, "A batch size study over 50 epochs.") is False  # 50 is the question's
+    paid = asked_slot("How much were the human annotators paid?")  # a quantity of nothing named: the quoted sentences decide
+    abstract = "We study preference learning with rate Θ(d/n). Experiments on 3 datasets agree."
+    assert paid.about == () and slot_filled(paid, "How much were the annotators paid?", title, abstract, [abstract.split(". ")[0]]) is False
+    assert slot_filled(paid, "How much were the annotators paid?", title, abstract, [abstract.split(". ")[1]]) is None
 
 
 def test_value_questions_and_written_out_acronyms():
