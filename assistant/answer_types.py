@@ -48,6 +48,9 @@ _QUALIFIERS = _set(
     "different distinct total exact exactly maximum minimum max min overall approximate approximately average mean "
     "typical specific particular precise kind kinds type types sort of")
 _DETERMINERS = _set("the a an its their this these those")
+# "which paper studies robot grasping", "what method does X propose": the answer is a paper or its own method
+_PAPER_WORDS = _set("paper papers work works study studies article articles publication publications method methods "
+                    "approach approaches technique techniques framework frameworks algorithm algorithms model models system systems")
 _STOP = _set(
     "do does did is are was were has have had can could will would should be been being used use uses in on at for "
     "to from by with during when while that which who whom whose than and or")
@@ -83,11 +86,13 @@ def asked_slot(question: str) -> Slot | None:
         return None
     wh = " ".join(match.group(1).lower().split())
     phrase = _phrase(re.findall(r"[A-Za-z][\w+-]*", match.group(2)))
+    if wh.startswith("how ") and wh != "how many":  # "how much does X accelerate …": a quantity of nothing named
+        return Slot("number", ())
+    if not phrase or phrase[0].lower() in _PAPER_WORDS:
+        return None
     if wh == "how many":  # the counted noun: the first plural ("how many *GPU hours* did", "how many *bins* per feature")
         at = next((i for i, w in enumerate(phrase) if _plural(w)), len(phrase) - 1)
-        return Slot("number", (stem(phrase[at]),), words=" ".join(phrase[: at + 1])) if phrase else None
-    if wh.startswith("how "):
-        return Slot("number", ())
+        return Slot("number", (stem(phrase[at]),), words=" ".join(phrase[: at + 1]))
     lows = [w.lower() for w in phrase]
     for i, low in enumerate(lows):
         if low in QUANTITY_NOUNS:

@@ -114,10 +114,12 @@ def test_a_count_the_paper_never_gives_is_a_near_miss_though_it_has_every_word(a
 
 
 def test_answer_slots_are_read_from_the_question_and_filled_from_the_sentences():
-    from assistant.answer_types import asked_slot, slot_filled
+    from assistant.answer_types import Slot, asked_slot, slot_filled
 
     assert asked_slot("What does Nester do?") is None and asked_slot("Why does merging help reasoning?") is None
     assert asked_slot("Which module handles noise suppression?") is None  # descriptive answers are not judged
+    assert asked_slot("Which paper studies robot grasping with tactile sensors?") is None  # the answer is a paper
+    assert asked_slot("How much does SpecDec++ accelerate inference?") == Slot("number", ())
     raters, batch = asked_slot("How many expert raters checked the votes?"), asked_slot("What batch size was used?")
     gpu, model = asked_slot("Which GPU model accelerated X?"), asked_slot("Which base language model did BAGEL use?")
     assert (raters.kind, raters.words, batch.kind, batch.words) == ("number", "expert raters", "number", "batch size")
