@@ -41,7 +41,7 @@ NAMED_NOUNS = _set(
     "gpu gpus tpu tpus cpu cpus hardware accelerator accelerators chip chips robot robots arm arms hand hands camera "
     "cameras sensor sensors simulator simulators license licence licenses licences library libraries toolkit software "
     "manufacturer manufacturers vendor vendors company companies llm llms lm lms optimizer optimiser")
-BARE_NAMES = _set("simulator simulators library libraries toolkit software llm llms lm lms optimizer optimiser model")
+BARE_NAMES = _set("simulator simulators library libraries toolkit software llm llms lm lms optimizer optimiser model models")
 _MODEL_CLASSES = _set("language base foundation pretrained pre-trained backbone")  # "which base language model"
 # words that qualify the slot without naming what it is about: "how many *different* typefaces"
 _QUALIFIERS = _set(
@@ -62,7 +62,7 @@ _PHRASE_ENDS = _set(
     "in on at for to from by with during of over under across between among into per via than and or but that which "
     "who is are was were be been do does did has have had can could will would should while when where")
 _SETTING = _set("of is are was were to at set equal equals about around roughly approximately only just up "
-                     "over under below above than a an the as")
+                "over under below above than a an the as")
 
 
 @dataclass(frozen=True)
@@ -101,7 +101,7 @@ def asked_slot(question: str) -> Slot | None:
     named = [low for i, low in enumerate(lows) if low in NAMED_NOUNS or (low in ("model", "models") and i and lows[i - 1] in _MODEL_CLASSES)]
     if named:  # the last one: "software *license*", "robot *arm*"
         at = len(lows) - 1 - lows[::-1].index(named[-1])
-        return Slot("name", (stem(named[-1]),), named[-1].rstrip("s") in BARE_NAMES or named[-1] in BARE_NAMES, " ".join(phrase[: at + 1]))
+        return Slot("name", (stem(named[-1]),), named[-1] in BARE_NAMES, " ".join(phrase[: at + 1]))
     return None
 
 
@@ -162,9 +162,9 @@ def slot_filled(slot: Slot, question: str, title: str, abstract: str, quoted: li
     asked_numbers = numbers(question)
     asked_words = {w.lower() for w in _words(question)} | {w.lower() for w in _words(title)}
     sentences = [abstract[s.start:s.end] for s in sentence_spans(abstract)]
-    seen_about = False
     if not slot.about:
         return None if any(numbers(q) - asked_numbers for q in (sentences if quoted is None else quoted)) else False
+    seen_about = False
     for sentence in sentences:
         words = _words(sentence)
         stems = [stem(w) for w in words]

@@ -206,9 +206,10 @@ def unanswered(question: str, idf: dict[str, float], selected: list[Evidence], t
     if any(_answers(weight, surface, group, unmatched, value, share) and not _slot_empty(slot, question, group)
            for group, unmatched in zip(groups, missing)):
         return ""
-    if missing[0] and not _answers(weight, surface, groups[0], missing[0], value, share):
+    if not _answers(weight, surface, groups[0], missing[0], value, share):
         return "never mentions " + ", ".join(f"“{surface.get(t, t)}”" for t in missing[0][:4])
-    return f"gives {slot.describe()}" if slot else "does not say this"
+    assert slot is not None  # the lead answers by its words, so it failed on its slot
+    return f"gives {slot.describe()}"
 
 
 def _slot_empty(slot: Slot | None, question: str, group: list[Evidence]) -> bool:
