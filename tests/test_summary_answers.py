@@ -11,6 +11,8 @@ from typing import Iterator
 
 import pytest
 
+from pydantic import ValidationError
+
 from assistant import Assistant
 from assistant.core import QUOTES, UNVERIFIED
 from benchmarks.scripted_openai import ScriptedOpenAI
@@ -81,3 +83,15 @@ def test_removed_claims_are_listed_in_the_answer_the_page_and_the_terminal(seede
     note = answer.removed_note()
     assert note.startswith("1 claim removed: number not in the abstract (28.3)")
     assert note in answer_html(answer, {}) and f"[{note}]" in render(answer)
+
+
+def test_the_servers_own_sampling_options_reach_it_and_a_bad_one_is_refused(seeded: Settings, llm: ScriptedOpenAI) -> None:
+    llm.script("Nester is a neuro-symbolic approach that enhances language models for type inference [{A}].", A=NESTER)
+    llm.reset()
+    _assistant(seeded, llm, openai_extra_body='{"repeat_penalty": 1.0}').ask("What is Nester?")
+    assert llm.requests and llm.requests[-1]["repeat_penalty"] == 1.0 and llm.requests[-1]["temperature"] == 0.0
+    llm.reset()
+    _assistant(seeded, llm).ask("What is Nester?")
+    assert llm.requests and "repeat_penalty" not in llm.requests[-1]  # nothing non-standard unless asked for
+    with pytest.raises(ValidationError, match="openai_extra_body"):
+        seeded.with_overrides(openai_extra_body="[1.0]")

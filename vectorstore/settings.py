@@ -7,11 +7,12 @@ arguments override the environment. The offline environment is set in ``vectorst
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEFAULT_EMBEDDING_MODEL = "all-MiniLM-L6-v2"
@@ -57,6 +58,10 @@ class Settings(BaseSettings):
     openai_base_url: str | None = Field(default=None, description="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1.")
     openai_model: str = Field(default="gpt-4o-mini")
     openai_api_key: str | None = Field(default=None, description="Falls back to OPENAI_API_KEY.")
+    openai_extra_body: str | None = Field(
+        default=None, description="A JSON object merged into every request body, for a server's own sampling options: "
+                                  "'{\"repeat_penalty\": 1.0}' for llama.cpp's server, whose default of 1.1 makes the model "
+                                  "paraphrase the numbers it should copy (README, Quality).")
     request_timeout: float = Field(default=60.0, gt=0, description="Seconds before an LLM request is abandoned.")
     quotes_under_summary: bool = Field(default=True, description="LLM engines: after the model's verified sentences, show the "
                                                                   "abstract sentences it condensed (no selected fact is lost).")
@@ -66,6 +71,23 @@ class Settings(BaseSettings):
                                                                          "gradio refuses larger files before they arrive).")
     upload_max_papers: int = Field(default=10_000, ge=1, description="Most papers one upload may add or update (an ingest "
                                                                       "of 10,000 papers takes ~20 min on 2 cores).")
+
+    @field_validator("openai_extra_body")
+    @classmethod
+    def _json_object(cls, value: str | None) -> str | None:
+        if value is not None and value.strip():
+            try:
+                parsed = json.loads(value)
+            except ValueError as exc:
+                raise ValueError(f"not JSON ({exc.msg} at character {exc.pos}); give an object such as '{{\"repeat_penalty\": 1.0}}'") from None
+            if not isinstance(parsed, dict):
+                raise ValueError("not a JSON object; give an object such as '{\"repeat_penalty\": 1.0}'")
+        return value
+
+    @property
+    def openai_body(self) -> dict[str, object]:
+        """``openai_extra_body`` parsed (empty when unset)."""
+        return dict(json.loads(self.openai_extra_body)) if self.openai_extra_body and self.openai_extra_body.strip() else {}
 
     @property
     def chroma_dir(self) -> Path:

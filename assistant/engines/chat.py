@@ -98,5 +98,5 @@ def openai_chat_model(settings: Settings) -> Any:
         base_url=settings.openai_base_url, model=settings.openai_model,
         api_key=settings.openai_api_key or os.environ.get("OPENAI_API_KEY") or "not-needed",
         timeout=settings.request_timeout, max_retries=1, temperature=0.0, max_tokens=settings.llm_max_tokens,
-        streaming=True,
+        streaming=True, extra_body=settings.openai_body or None,
     )
