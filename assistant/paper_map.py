@@ -270,7 +270,7 @@ def _entries(store: PaperStore) -> list[_Entry]:
 def content_key(store: PaperStore, entries: list[_Entry]) -> str:
     """What the map depends on: the papers and their versions, the embedding model, the algorithm."""
     settings = store.settings
-    digest = hashlib.sha256(f"{MAP_VERSION}|{settings.embedding_model}|{settings.embedding_precision}".encode())
+    digest = hashlib.sha256(f"{MAP_VERSION}|{settings.embedding_model}|{settings.embedding_precision}|{settings.paper_vector}".encode())
     for e in entries:
         digest.update(f"\n{e.paper_id}\t{e.content_hash}".encode())
     return digest.hexdigest()[:24]

@@ -40,13 +40,21 @@ BACKENDS = ("torch", "onnx-fp32", "onnx-int8")
 FP32_WRITER = os.environ.get("PAPERCHAT_BENCH_FP32_WRITER", "onnx-fp32")  # who embeds shared fp32 benchmark stores
 
 
+PAPER_VECTORS = ("encode", "mean")
+
+
 def backend_settings(label: str) -> dict[str, str]:
-    """Settings overrides for a backend label: ``torch``, ``onnx-fp32`` or ``onnx-int8``."""
-    if label == "torch":
-        return {"embedding_backend": "torch", "embedding_precision": "fp32"}
-    if label in ("onnx-fp32", "onnx-int8"):
-        return {"embedding_backend": "onnx", "embedding_precision": label.split("-")[1]}
-    raise SystemExit(f"unknown backend {label!r}; use {', '.join(BACKENDS)}")
+    """Settings overrides for a backend label: ``torch``, ``onnx-fp32`` or ``onnx-int8``, optionally with
+    ``/encode`` or ``/mean`` for how paper chunks get their vectors (default: the store's own, mean for a new store)."""
+    backend, _, paper_vector = label.partition("/")
+    extra = {"paper_vector": paper_vector} if paper_vector else {}
+    if paper_vector and paper_vector not in PAPER_VECTORS:
+        raise SystemExit(f"unknown paper vectors {paper_vector!r} in {label!r}; use /{' or /'.join(PAPER_VECTORS)}")
+    if backend == "torch":
+        return {"embedding_backend": "torch", "embedding_precision": "fp32", **extra}
+    if backend in ("onnx-fp32", "onnx-int8"):
+        return {"embedding_backend": "onnx", "embedding_precision": backend.split("-")[1], **extra}
+    raise SystemExit(f"unknown backend {label!r}; use {', '.join(BACKENDS)} (optionally /encode or /mean)")
 
 
 def parse_backends(text: str) -> list[str]:
@@ -57,8 +65,9 @@ def parse_backends(text: str) -> list[str]:
 
 
 def store_name(name: str, backend: str) -> str:
-    """fp32 stores (torch or ONNX: the same vectors) are shared; int8 gets its own."""
-    return f"{name}_int8" if backend.endswith("int8") else name
+    """fp32 stores (torch or ONNX: the same vectors) are shared; int8 gets its own, and so do explicit paper vectors."""
+    precision, _, paper_vector = backend.partition("/")
+    return f"{name}{'_int8' if precision.endswith('int8') else ''}{'_' + paper_vector if paper_vector else ''}"
 
 
 def build_store(name: str, files: list[Path], backend: str | None = None, writer: str | None = None):  # type: ignore[no-untyped-def]

@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
+import numpy as np
+
 from ingest.chunking import sentence_spans
 from ingest.records import Paper, Problem, add_unique, parse_file
 from vectorstore.embeddings import Embedder
@@ -209,9 +211,30 @@ def check_upload_papers(paths: list[str | Path], count: int, cap: int) -> None:
                          UPLOAD_FIX.format(var="PAPERCHAT_UPLOAD_MAX_PAPERS"), path=paths[0] if len(paths) == 1 else "")
 
 
+def derived_paper_chunks(records: list[tuple[str, str, str, dict[str, Any]]], paper_vector: str) -> list[int]:
+    """Indexes of the records whose vector is the mean of their sentences' (``paper_vector="mean"``), not embedded."""
+    if paper_vector != "mean":
+        return []
+    return [i for i, r in enumerate(records) if r[3]["kind"] == "paper" and int(r[3]["n_chunks"]) > 1]
+
+
+def chunk_vectors(embedder: Embedder, records: list[tuple[str, str, str, dict[str, Any]]], paper_vector: str) -> np.ndarray:
+    """One vector per record of ``chunk_records``. ``paper_vector="mean"``: a paper chunk gets the normalised mean of
+    its sentence chunks' vectors, so only sentences are embedded (``"encode"``: every record's text is embedded)."""
+    derived = derived_paper_chunks(records, paper_vector)
+    skip = set(derived)
+    encoded = [i for i in range(len(records)) if i not in skip]
+    vectors = np.zeros((len(records), embedder.dimension), dtype=np.float32)
+    vectors[encoded] = embedder.encode([records[i][1] for i in encoded])
+    for i in derived:  # a paper's sentence chunks are the n_chunks - 1 records just before its paper chunk
+        mean = vectors[i - int(records[i][3]["n_chunks"]) + 1 : i].mean(axis=0)
+        vectors[i] = mean / max(float(np.linalg.norm(mean)), 1e-12)
+    return vectors
+
+
 def _write_batch(store: PaperStore, embedder: Embedder, batch: list[Paper]) -> int:
     records = [r for paper in batch for r in chunk_records(paper)]
-    vectors = embedder.encode([r[1] for r in records])
+    vectors = chunk_vectors(embedder, records, store.settings.paper_vector)
     order = sorted(range(len(records)), key=lambda i: records[i][3]["kind"] == "paper")  # paper chunks last: each commits its paper
     store.add(
         [records[i][0] for i in order], vectors[order],

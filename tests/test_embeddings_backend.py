@@ -266,3 +266,49 @@ def test_cli_refuses_with_one_line(onnx_data_dir: Path, seed_jsonl: Path, run_cl
     lines = [line for line in result.stderr_lines if line.strip()]
     assert len(lines) == 1, result.stderr
     assert "re-index with `paperchat ingest --reset" in lines[0] and "PAPERCHAT_EMBEDDING_PRECISION=fp32" in lines[0], lines[0]
+
+
+def test_mean_paper_vectors_are_the_mean_of_their_sentences_and_follow_the_store(onnx_data_dir: Path, seed_jsonl: Path) -> None:
+    """``paper_vector=mean`` gives each paper chunk the normalised mean of its sentence vectors (only sentences are
+    embedded); a new store (``auto``), a store recorded as ``encode`` and one written before the choice was recorded
+    embed title and abstract; asking for the other kind than the store's is refused with the re-index message."""
+    import chromadb
+    from chromadb.config import Settings as ChromaSettings
+
+    from ingest import ingest
+    from ingest.pipeline import chunk_records
+    from ingest.records import parse_file
+    from vectorstore.embeddings import Embedder
+    from vectorstore.store import CHUNKING, SCHEMA
+
+    papers = {p.id: p for p in parse_file(seed_jsonl)[0]}
+    for collection, want in (("pv-mean", "mean"), ("pv-new", "encode")):
+        settings = _store_settings(onnx_data_dir, collection, "onnx", "int8")
+        if want == "mean":
+            settings = settings.with_overrides(paper_vector="mean")
+        assert ingest([seed_jsonl], settings, progress=False).added == 19
+        store = PaperStore(settings.with_overrides(paper_vector="auto"))
+        assert store.settings.paper_vector == want and store._collection.metadata["paper_vector"] == want
+        embedder = Embedder.from_settings(store.settings)
+        for pid in list(papers)[:5]:
+            sentences = np.stack([v for _, _, v in store.sentences_of([pid])])
+            mean = sentences.mean(axis=0) / np.linalg.norm(sentences.mean(axis=0))
+            stored = store.chunk_embeddings([chunk_records(papers[pid])[-1][0]])
+            paper = next(iter(stored.values()))
+            encoded = embedder.encode([chunk_records(papers[pid])[-1][1]])[0]
+            to_mean, to_encoded = float(paper @ mean), float(paper @ encoded)
+            if want == "mean":
+                assert to_mean > 0.9999 and to_encoded < 0.99, (pid, to_mean, to_encoded)
+            else:
+                assert to_encoded > 0.99 and to_mean < to_encoded, (pid, to_mean, to_encoded)
+        other = "encode" if want == "mean" else "mean"
+        with pytest.raises(ModelMismatchError, match=f"paper_vector {want!r}, not {other!r}.*PAPERCHAT_PAPER_VECTOR={want}"):
+            PaperStore(settings.with_overrides(paper_vector=other))
+
+    legacy = _store_settings(onnx_data_dir, "pv-legacy", "onnx", "fp32")  # no paper_vector key: embedded paper chunks
+    client = chromadb.PersistentClient(path=str(legacy.chroma_dir), settings=ChromaSettings(anonymized_telemetry=False))
+    client.create_collection("pv-legacy", metadata={"schema": SCHEMA, "embedding_model": MODEL, "chunking": CHUNKING,
+                                                    "generation": "g", "committed": "g"}, configuration={"hnsw": {"space": "cosine"}})
+    assert PaperStore(legacy).settings.paper_vector == "encode"
+    with pytest.raises(ModelMismatchError, match="paper_vector 'encode', not 'mean'"):
+        PaperStore(legacy.with_overrides(paper_vector="mean"))
