@@ -73,7 +73,8 @@ SUMMARY: list[str] = []
 
 
 def _writer(backend: str, backends: list[str]) -> str:
-    return backend if backend.endswith("int8") else FP32_WRITER
+    precision, _, paper_vector = backend.partition("/")
+    return backend if precision.endswith("int8") else FP32_WRITER + (f"/{paper_vector}" if paper_vector else "")
 
 
 def scifact(backend: str, backends: list[str]) -> None:
@@ -127,7 +128,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--scifact", action="store_true")
     parser.add_argument("--distractors", action="store_true")
-    parser.add_argument("--backends", default="torch", help=f"comma-separated, from {', '.join(BACKENDS)}")
+    parser.add_argument("--backends", default="torch", help=f"comma-separated, from {', '.join(BACKENDS)}, each optionally "
+                                                              "/encode or /mean (how paper chunks get their vectors)")
     args = parser.parse_args()
     require_shared()
     backends = parse_backends(args.backends)

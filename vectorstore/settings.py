@@ -85,7 +85,7 @@ class Settings(BaseSettings):
         if value is not None and value.strip():
             try:
                 parsed = json.loads(value)
-            except ValueError as exc:
+            except json.JSONDecodeError as exc:
                 raise ValueError(f"not JSON ({exc.msg} at character {exc.pos}); give an object such as '{{\"repeat_penalty\": 1.0}}'") from None
             if not isinstance(parsed, dict):
                 raise ValueError("not a JSON object; give an object such as '{\"repeat_penalty\": 1.0}'")
