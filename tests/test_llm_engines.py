@@ -141,8 +141,9 @@ def openai_server(model_path: Path, tmp_path_factory):
 
 
 def test_openai_engine_against_a_real_server(seeded, openai_server: str, abstracts):
+    # the README's advice for llama.cpp's server: its own sampling option, which the real server must accept
     assistant = Assistant(seeded.with_overrides(engine="openai", openai_base_url=openai_server, openai_model="qwen-test",
-                                                request_timeout=120), auto_ingest=False)
+                                                request_timeout=120, openai_extra_body='{"repeat_penalty": 1.0}'), auto_ingest=False)
     items = list(assistant.stream("What structure did the authors find in the Hessian of well-trained networks?"))
     answer = items[-1]
     assert answer.engine == "openai" and len(items) > 2
