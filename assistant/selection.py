@@ -55,6 +55,25 @@ def _keep(ev: Evidence, n: int) -> Evidence:
     return Evidence(ev.source, ev.sentences[:n])
 
 
+def _keep_lead(question: str, lead: Evidence) -> Evidence:
+    """The lead paper's ``LEAD_SENTENCES`` best sentences; when the question asks for a value of a named thing and
+    none of them gives it, the best sentence that does (``answer_types.slot_filled`` on that sentence alone)
+    replaces the last. "How many LLMs were evaluated when comparing code actions …" matches the sentences that
+    describe code actions, while "… our analysis of 17 LLMs …" is the answer."""
+    kept = lead.sentences[:LEAD_SENTENCES]
+    slot = asked_slot(question)
+    if slot is None or not slot.about or len(lead.sentences) <= len(kept):
+        return Evidence(lead.source, kept)
+
+    def fills(span: tuple[int, int, float]) -> bool:
+        return slot_filled(slot, question, lead.source.title, lead.source.abstract[span[0]:span[1]]) is True
+
+    if any(fills(span) for span in kept):
+        return Evidence(lead.source, kept)
+    answer = next((span for span in lead.sentences[len(kept):] if fills(span)), None)
+    return Evidence(lead.source, kept if answer is None else kept[:-1] + [answer])
+
+
 def select(question: str, evidence: list[Evidence], shape: Shape | None = None, idf: dict[str, float] | None = None) -> list[Evidence]:
     """The papers and sentences that answer ``question``, lead paper first (each paper's
     ``sentences`` cut to the chosen ones, best first).
@@ -75,7 +94,7 @@ def select(question: str, evidence: list[Evidence], shape: Shape | None = None, 
     if shape == "compare":
         return [_keep(ev, 1) for ev in _compared(question, evidence)]
     lead = evidence[0]
-    chosen = [_keep(lead, LEAD_SENTENCES)]
+    chosen = [_keep_lead(question, lead)]
     asked = _terms([question])
     if _titled(lead, asked):  # "<title A> and <title B>": the question names both papers by their titles, both answer
         both = [ev for ev in evidence[1:] if _titled(ev, asked)][: MAX_SINGLE_PAPERS - 1]

@@ -140,6 +140,36 @@ def test_answer_slots_are_read_from_the_question_and_filled_from_the_sentences()
     assert slot_filled(paid, "How much were the annotators paid?", title, abstract, [abstract.split(". ")[1]]) is None
 
 
+def test_the_sentence_that_gives_the_asked_value_is_quoted_though_others_match_the_question_better():
+    """A value question mostly describes its paper; the sentence that gives the value replaces the lead's third best
+    sentence (``selection._keep_lead``), and a question without such a slot keeps the best three."""
+    from assistant.evidence import Evidence
+    from assistant.selection import select
+    from assistant.types import Source
+
+    sentences = ["Agents act by writing JSON or text actions in a fixed format.",
+                 "We propose executable code actions for agents instead of JSON actions.",
+                 "Code actions can be revised upon new observations in multi-turn interactions.",
+                 "Our analysis of 17 LLMs shows that code actions reach higher success rates.",
+                 "We release an open agent fine-tuned on the collected interactions."]
+    abstract = " ".join(sentences)
+    spans, start = [], 0
+    for sentence in sentences:
+        start = abstract.index(sentence, start)
+        spans.append((start, start + len(sentence)))
+    scores = [0.9, 0.8, 0.7, 0.4, 0.3]  # the describing sentences rank first, as the question's words make them
+    ranked = [(a, b, score) for (a, b), score in zip(spans, scores)]
+    source = Source(1, "p1", "Executable Code Actions for Agents", abstract, "", [], "")
+
+    def quoted(question: str) -> list[str]:
+        lead = select(question, [Evidence(source, ranked)], "single")[0]
+        return [abstract[a:b] for a, b, _ in lead.sentences]
+
+    asked = quoted("How many LLMs were evaluated when comparing code actions against JSON actions for agents?")
+    assert sentences[3] in asked and sentences[0] in asked and sentences[1] in asked and len(asked) == 3
+    assert quoted("Why do code actions help agents compared with JSON actions?") == sentences[:3]
+
+
 def test_value_questions_and_written_out_acronyms():
     from assistant.selection import _spelled_out, asks_value
 
