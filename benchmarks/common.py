@@ -45,7 +45,7 @@ PAPER_VECTORS = ("encode", "mean")
 
 def backend_settings(label: str) -> dict[str, str]:
     """Settings overrides for a backend label: ``torch``, ``onnx-fp32`` or ``onnx-int8``, optionally with
-    ``/encode`` or ``/mean`` for how paper chunks get their vectors (default: the store's own, mean for a new store)."""
+    ``/encode`` or ``/mean`` for how paper chunks get their vectors (default: the store's own, encode for a new store)."""
     backend, _, paper_vector = label.partition("/")
     extra = {"paper_vector": paper_vector} if paper_vector else {}
     if paper_vector and paper_vector not in PAPER_VECTORS:

@@ -1,7 +1,7 @@
 """Ingest throughput against the bare embedding cost, for each embedding backend in one run.
 
-For each backend (torch, ONNX fp32, ONNX int8), with paper chunks embedded (``/encode``, what every store
-(``/encode``, the default) or given the mean of their sentence vectors (``/mean``, ``PAPERCHAT_PAPER_VECTOR=mean``):
+For each backend (torch, ONNX fp32, ONNX int8), with paper chunks embedded (``/encode``, the default) or
+given the mean of their sentence vectors (``/mean``, ``PAPERCHAT_PAPER_VECTOR=mean``):
 ingests the 2,634 ICML 2024 papers into a fresh store, times a bare encode of exactly the texts paperchat
 embeds with that configuration (same model, batch size and normalization), then times a re-ingest of the
 unchanged file. Models are loaded, exported and warmed up before anything is timed. Papers/s are compared

@@ -164,18 +164,16 @@ class PaperStore:
             meta = self.client.get_collection(settings.collection).metadata or {}
         except Exception:  # no such collection (an unreachable server fails just below, with its own message)
             meta = {}
-        new = {"embedding_precision": lambda: new_store_precision(settings.embedding_model, settings.embedding_backend),
-               "paper_vector": lambda: "encode"}  # mean ingests ~2x faster, at a small cost in quality (README)
         out = {}
-        for key, make in new.items():
+        for key in LEGACY:
             if getattr(settings, key) != "auto":
                 continue
             if key in meta:
                 out[key] = str(meta[key])
-            elif "embedding_model" in meta:  # written before the choice was recorded
+            elif key == "embedding_precision" and "embedding_model" not in meta:  # a new store
+                out[key] = new_store_precision(settings.embedding_model, settings.embedding_backend)
+            else:  # written before the choice was recorded; or a new store's paper vectors (``mean`` is opt-in: README)
                 out[key] = LEGACY[key]
-            else:
-                out[key] = make()
         return out
 
     def _backend_label(self) -> str:
