@@ -44,17 +44,30 @@ PAPER_VECTORS = ("encode", "mean")
 
 
 def backend_settings(label: str) -> dict[str, str]:
-    """Settings overrides for a backend label: ``torch``, ``onnx-fp32`` or ``onnx-int8``, optionally with
-    ``/encode`` or ``/mean`` for how paper chunks get their vectors (default: the store's own, encode for a new store)."""
+    """Settings overrides for a backend label: ``torch``, ``onnx-fp32`` or ``onnx-int8`` (all in full precision
+    throughout), or ``bf16`` (an fp32 store whose ingest runs torch in bf16 autocast, queries on ONNX fp32),
+    optionally with ``/encode`` or ``/mean`` for how paper chunks get their vectors (default: the store's own,
+    encode for a new store)."""
     backend, _, paper_vector = label.partition("/")
     extra = {"paper_vector": paper_vector} if paper_vector else {}
     if paper_vector and paper_vector not in PAPER_VECTORS:
         raise SystemExit(f"unknown paper vectors {paper_vector!r} in {label!r}; use /{' or /'.join(PAPER_VECTORS)}")
     if backend == "torch":
-        return {"embedding_backend": "torch", "embedding_precision": "fp32", **extra}
+        return {"embedding_backend": "torch", "embedding_precision": "fp32", "embedding_bf16": "off", **extra}
     if backend in ("onnx-fp32", "onnx-int8"):
-        return {"embedding_backend": "onnx", "embedding_precision": backend.split("-")[1], **extra}
-    raise SystemExit(f"unknown backend {label!r}; use {', '.join(BACKENDS)} (optionally /encode or /mean)")
+        return {"embedding_backend": "onnx", "embedding_precision": backend.split("-")[1], "embedding_bf16": "off", **extra}
+    if backend == "bf16":
+        return {"embedding_backend": "auto", "embedding_precision": "fp32", "embedding_bf16": "on", **extra}
+    raise SystemExit(f"unknown backend {label!r}; use {', '.join(BACKENDS)} or bf16 (optionally /encode or /mean)")
+
+
+def default_label() -> str:
+    """The label of what a new store gets on this machine with every setting at ``auto``."""
+    from vectorstore.embeddings import bf16_batches, new_store_precision
+    from vectorstore.settings import DEFAULT_EMBEDDING_MODEL
+
+    precision = new_store_precision(DEFAULT_EMBEDDING_MODEL)
+    return "bf16" if precision == "fp32" and bf16_batches("auto", precision) else f"onnx-{precision}"
 
 
 def parse_backends(text: str) -> list[str]:
@@ -65,9 +78,11 @@ def parse_backends(text: str) -> list[str]:
 
 
 def store_name(name: str, backend: str) -> str:
-    """fp32 stores (torch or ONNX: the same vectors) are shared; int8 gets its own, and so do explicit paper vectors."""
+    """fp32 stores (torch or ONNX: the same vectors) are shared; int8 and bf16-written stores get their own, and so do
+    explicit paper vectors."""
     precision, _, paper_vector = backend.partition("/")
-    return f"{name}{'_int8' if precision.endswith('int8') else ''}{'_' + paper_vector if paper_vector else ''}"
+    own = "_int8" if precision.endswith("int8") else "_bf16" if precision == "bf16" else ""
+    return f"{name}{own}{'_' + paper_vector if paper_vector else ''}"
 
 
 def build_store(name: str, files: list[Path], backend: str | None = None, writer: str | None = None):  # type: ignore[no-untyped-def]

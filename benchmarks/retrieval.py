@@ -74,7 +74,7 @@ SUMMARY: list[str] = []
 
 def _writer(backend: str, backends: list[str]) -> str:
     precision, _, paper_vector = backend.partition("/")
-    return backend if precision.endswith("int8") else FP32_WRITER + (f"/{paper_vector}" if paper_vector else "")
+    return backend if precision.endswith("int8") or precision == "bf16" else FP32_WRITER + (f"/{paper_vector}" if paper_vector else "")
 
 
 def scifact(backend: str, backends: list[str]) -> None:

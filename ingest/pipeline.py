@@ -225,7 +225,7 @@ def chunk_vectors(embedder: Embedder, records: list[tuple[str, str, str, dict[st
     skip = set(derived)
     encoded = [i for i in range(len(records)) if i not in skip]
     vectors = np.zeros((len(records), embedder.dimension), dtype=np.float32)
-    vectors[encoded] = embedder.encode([records[i][1] for i in encoded])
+    vectors[encoded] = embedder.encode_documents([records[i][1] for i in encoded])
     for i in derived:  # a paper's sentence chunks are the n_chunks - 1 records just before its paper chunk
         mean = vectors[i - int(records[i][3]["n_chunks"]) + 1 : i].mean(axis=0)
         vectors[i] = mean / max(float(np.linalg.norm(mean)), 1e-12)

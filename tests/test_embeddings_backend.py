@@ -42,7 +42,7 @@ def sample_texts(shared: Path) -> list[str]:
 def vectors(onnx_data_dir: Path, sample_texts: list[str]) -> dict[str, np.ndarray]:
     out = {}
     for backend, precision in (("torch", "fp32"), ("onnx", "fp32"), ("onnx", "int8")):
-        embedder = emb.Embedder(MODEL, 64, backend=backend, precision=precision, data_dir=onnx_data_dir)
+        embedder = emb.Embedder(MODEL, 64, backend=backend, precision=precision, data_dir=onnx_data_dir, bf16="off")
         out[embedder.label] = embedder.encode(sample_texts)
     return out
 
@@ -165,7 +165,9 @@ def test_single_and_batched_onnx_encodes_agree(onnx_data_dir: Path, sample_texts
 
 
 def _store_settings(data_dir: Path, collection: str, backend: str, precision: str) -> Settings:
-    return Settings(data_dir=data_dir, collection=collection, embedding_backend=backend, embedding_precision=precision, engine="extractive")
+    """Full precision throughout (no bf16 batches) unless a test turns them on."""
+    return Settings(data_dir=data_dir, collection=collection, embedding_backend=backend, embedding_precision=precision,
+                    embedding_bf16="off", engine="extractive")
 
 
 def test_store_written_by_torch_opens_with_onnx_fp32(onnx_data_dir: Path, seed_jsonl: Path) -> None:
@@ -219,8 +221,9 @@ def test_store_from_before_the_precision_was_recorded(onnx_data_dir: Path) -> No
 
 
 def test_auto_precision_follows_the_store(onnx_data_dir: Path, seed_jsonl: Path) -> None:
-    """``embedding_precision=auto`` (the default): a new store gets int8 under ONNX and fp32 under torch, and an
-    existing store is read with its own precision, so upgrading paperchat never refuses a store it wrote."""
+    """``embedding_precision=auto`` (the default): a new store gets fp32 where bf16 batches run, else int8 under ONNX
+    and fp32 under torch, and an existing store is read with its own precision, so upgrading paperchat never refuses
+    a store it wrote."""
     import chromadb
     from chromadb.config import Settings as ChromaSettings
 
@@ -229,9 +232,13 @@ def test_auto_precision_follows_the_store(onnx_data_dir: Path, seed_jsonl: Path)
     from vectorstore.store import CHUNKING, SCHEMA
 
     assert Settings().embedding_precision == "auto"
-    new = PaperStore(_store_settings(onnx_data_dir, "auto-new", "auto", "auto"))
+    new = PaperStore(_store_settings(onnx_data_dir, "auto-new", "auto", "auto").with_overrides(embedding_bf16="off"))
     assert new.settings.embedding_precision == "int8" and new._collection.metadata["embedding_precision"] == "int8"
-    assert PaperStore(_store_settings(onnx_data_dir, "auto-torch", "torch", "auto")).settings.embedding_precision == "fp32"
+    new_bf16 = PaperStore(_store_settings(onnx_data_dir, "auto-new-bf16", "auto", "auto").with_overrides(embedding_bf16="on"))
+    assert new_bf16.settings.embedding_precision == "fp32"
+    for bf16 in ("on", "off"):
+        torch_store = _store_settings(onnx_data_dir, f"auto-torch-{bf16}", "torch", "auto").with_overrides(embedding_bf16=bf16)
+        assert PaperStore(torch_store).settings.embedding_precision == "fp32"
 
     fp32 = _store_settings(onnx_data_dir, "auto-old-fp32", "onnx", "fp32")
     assert ingest([seed_jsonl], fp32, progress=False).added == 19
@@ -240,7 +247,7 @@ def test_auto_precision_follows_the_store(onnx_data_dir: Path, seed_jsonl: Path)
     assert reader.search("What is Nester?", 1)[0].paper_id == "icml2025-44081"
     assert ingest([seed_jsonl], fp32.with_overrides(embedding_precision="auto"), progress=False).chunks_written == 0
 
-    int8 = _store_settings(onnx_data_dir, "auto-int8", "auto", "auto")
+    int8 = _store_settings(onnx_data_dir, "auto-int8", "auto", "auto").with_overrides(embedding_bf16="off")
     assert ingest([seed_jsonl], int8, progress=False).added == 19
     assert Assistant(int8, auto_ingest=False).embedder.label == "onnx-int8"
     with pytest.raises(StoreError, match="precision int8 needs the ONNX backend"):  # torch cannot encode its queries
@@ -312,3 +319,49 @@ def test_mean_paper_vectors_are_the_mean_of_their_sentences_and_follow_the_store
     assert PaperStore(legacy).settings.paper_vector == "encode"
     with pytest.raises(ModelMismatchError, match="paper_vector 'encode', not 'mean'"):
         PaperStore(legacy.with_overrides(paper_vector="mean"))
+
+
+# ------------------------------------------------------------------ bf16 batches (ingest) for fp32 stores
+
+
+def test_bf16_batches_give_fp32_vectors_and_an_fp32_store(onnx_data_dir: Path, vectors: dict[str, np.ndarray],
+                                                          sample_texts: list[str], shared: Path, tmp_path: Path) -> None:
+    """Ingest's large encodes may run torch in bf16 autocast: the vectors still match torch fp32 (cosine >= 0.9999),
+    so the store stays fp32 and a plain fp32 reader opens it. Small encodes and queries stay on the fp32 encoder."""
+    from assistant import Assistant
+    from ingest import ingest
+
+    on = emb.Embedder(MODEL, 64, backend="onnx", precision="fp32", data_dir=onnx_data_dir, bf16="on")
+    assert on.bf16 and on.label == "onnx-fp32 +torch-bf16 batches"
+    texts, fp32 = sample_texts * 2, np.vstack([vectors["torch"]] * 2)  # one call of >= BF16_MIN_TEXTS, as ingest makes
+    assert len(texts) >= emb.BF16_MIN_TEXTS
+    batch = on.encode_documents(texts)
+    cos = np.sum(batch * fp32, axis=1)
+    assert cos.min() >= 0.9999, f"bf16 batches vs torch fp32: min cosine {cos.min():.6f}"
+    assert np.abs(batch - fp32).max() > 1e-4  # it really ran in bf16 (fp32 ONNX differs by ~2e-7)
+    small = on.encode_documents(sample_texts[:10])  # under BF16_MIN_TEXTS: the fp32 encoder
+    assert np.abs(small - vectors["onnx-fp32"][:10]).max() < 1e-5
+
+    off = emb.Embedder(MODEL, 64, backend="onnx", precision="fp32", data_dir=onnx_data_dir, bf16="off")
+    assert not off.bf16 and np.abs(off.encode_documents(texts) - np.vstack([vectors["onnx-fp32"]] * 2)).max() < 1e-5
+    assert not emb.Embedder(MODEL, backend="onnx", precision="int8", data_dir=onnx_data_dir, bf16="on").bf16  # int8: never
+    with pytest.raises(StoreError, match="PAPERCHAT_EMBEDDING_BF16"):
+        emb.Embedder(MODEL, backend="onnx", precision="fp32", data_dir=onnx_data_dir, bf16="maybe")
+
+    # a new store: fp32 where bf16 batches run, int8 where they do not (ONNX Runtime installed)
+    assert emb.new_store_precision(MODEL, "auto", "on") == "fp32" and emb.new_store_precision(MODEL, "auto", "off") == "int8"
+    assert emb.new_store_precision(MODEL, "auto", "auto") == ("fp32" if emb.bf16_native() else "int8")
+    assert emb.new_store_precision(MODEL, "onnx", "on") == "int8"  # an explicit onnx backend keeps ONNX's fast path
+
+    papers = tmp_path / "papers.jsonl"  # enough papers for ingest encode calls of >= BF16_MIN_TEXTS chunks
+    with open(shared / "data" / "icml2024_abstracts" / "papers.jsonl") as src:
+        papers.write_text("".join(line for _, line in zip(range(90), src)))
+    settings = Settings(data_dir=onnx_data_dir, collection="bf16-written", engine="extractive", embedding_bf16="on")
+    assert ingest([papers], settings, progress=False).added == 90
+    meta = PaperStore(settings)._collection.metadata
+    assert meta["embedding_precision"] == "fp32" and meta["embedding_backend"] == "onnx-fp32 +torch-bf16 batches"
+    reader = Assistant(settings.with_overrides(embedding_bf16="off", embedding_backend="torch"), auto_ingest=False)
+    first = json.loads(papers.read_text().splitlines()[37])
+    assert reader.search(first["title"], 1)[0].paper_id == first["id"]
+    with pytest.raises(ModelMismatchError, match="embedding_precision 'fp32', not 'int8'"):
+        PaperStore(settings.with_overrides(embedding_precision="int8"))

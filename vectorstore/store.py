@@ -157,7 +157,7 @@ class PaperStore:
 
     def _stored_choices(self, settings: Settings) -> dict[str, str]:
         """The ``auto`` choices resolved: the existing collection's precision and paper vectors, else a new store's
-        (int8 where ONNX Runtime runs the model; embedded paper chunks)."""
+        (``new_store_precision``; embedded paper chunks)."""
         from vectorstore.embeddings import new_store_precision
 
         try:
@@ -171,7 +171,7 @@ class PaperStore:
             if key in meta:
                 out[key] = str(meta[key])
             elif key == "embedding_precision" and "embedding_model" not in meta:  # a new store
-                out[key] = new_store_precision(settings.embedding_model, settings.embedding_backend)
+                out[key] = new_store_precision(settings.embedding_model, settings.embedding_backend, settings.embedding_bf16)
             else:  # written before the choice was recorded; or a new store's paper vectors (``mean`` is opt-in: README)
                 out[key] = LEGACY[key]
         return out
@@ -179,13 +179,15 @@ class PaperStore:
     def _backend_label(self) -> str:
         """What writes this store's vectors (recorded for information; the precision is what is checked:
         torch and ONNX fp32 vectors match, cosine >= 0.9999, so either reads a store the other wrote)."""
-        from vectorstore.embeddings import resolve_backend
+        from vectorstore.embeddings import bf16_batches, resolve_backend
 
+        settings = self.settings
         try:
-            backend = resolve_backend(self._expected["embedding_model"], self.settings.embedding_backend, self.settings.embedding_precision)
+            backend = resolve_backend(self._expected["embedding_model"], settings.embedding_backend, settings.embedding_precision)
+            bf16 = bf16_batches(settings.embedding_bf16, settings.embedding_precision)
         except StoreError:
-            backend = self.settings.embedding_backend
-        return "torch" if backend == "torch" else f"onnx-{self.settings.embedding_precision}"
+            backend, bf16 = settings.embedding_backend, False
+        return ("torch" if backend == "torch" else f"onnx-{settings.embedding_precision}") + (" +torch-bf16 batches" if bf16 else "")
 
     def _unusable(self, exc: Exception) -> str:
         if "Error finding id" in str(exc):
