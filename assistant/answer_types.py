@@ -73,6 +73,7 @@ class Slot:
     about: tuple[str, ...]  # stems; empty for "how much does X accelerate …" (any quantity answers)
     bare: bool = False  # the value can be stated without the noun: a paper that never uses it may still answer
     words: str = ""     # the slot as the question writes it ("expert raters"), for the near-miss answer
+    of: Slot | None = None  # what a quantity is of ("size of language model"): filling that fills the slot too
 
     def describe(self) -> str:
         """What a paper that does not fill the slot lacks: 'no number for “expert raters”'."""
@@ -97,12 +98,25 @@ def asked_slot(question: str) -> Slot | None:
     for i, low in enumerate(lows):
         if low in QUANTITY_NOUNS:
             about = phrase[: i + 1][-2:]  # "batch size", "learning rate"
-            return Slot("number", tuple(stem(w) for w in about), low in BARE_QUANTITIES, " ".join(about))
+            of = None  # "what size of language model": a number at the model ("a 1.3B LLM") gives it too
+            if i + 1 < len(phrase) and re.search(rf"\b{re.escape(phrase[i])}\s+of\b", match.group(2)):
+                of = Slot("number", (stem(phrase[-1]),), low in BARE_QUANTITIES, " ".join(phrase[i + 1 :]))
+            return Slot("number", tuple(stem(w) for w in about), low in BARE_QUANTITIES, " ".join(about), of)
     named = [low for i, low in enumerate(lows) if low in NAMED_NOUNS or (low in ("model", "models") and i and lows[i - 1] in _MODEL_CLASSES)]
     if named:  # the last one: "software *license*", "robot *arm*"
         at = len(lows) - 1 - lows[::-1].index(named[-1])
         return Slot("name", (stem(named[-1]),), named[-1] in BARE_NAMES, " ".join(phrase[: at + 1]))
     return None
+
+
+def abbreviates(word: str, phrase: str) -> bool:
+    """``word`` is an acronym for ``phrase``'s last two words, alone or with more in front: "LMs", "LLM" and
+    "LCLMs" for "long-context language models" (papers define such acronyms once and use them after)."""
+    letters = word[:-1] if word.endswith("s") else word
+    parts = [p for p in re.split(r"[\s-]+", phrase) if p]
+    if len(parts) < 2 or not (letters.isalpha() and letters.isupper() and 2 <= len(letters) <= 6):
+        return False
+    return letters.endswith("".join(p[0] for p in parts[-2:]).upper())
 
 
 def _counts(words: list[str], i: int, asked: set[float]) -> bool:
@@ -158,7 +172,15 @@ def slot_filled(slot: Slot, question: str, title: str, abstract: str, quoted: li
     kind within ``WINDOW`` words, ``False`` when the paper never does, ``None`` when it cannot tell: a bare slot
     whose noun the paper never uses ("which optimizer" answered by "we train with Adam"). A quantity of nothing
     named ("how much does X accelerate …") has no noun to find: it is filled (``None``: some number, about what is
-    not known) when the sentences the answer would quote (``quoted``; default: all) hold a number."""
+    not known) when the sentences the answer would quote (``quoted``; default: all) hold a number. A slot with
+    ``of`` is also filled when that is ("a 1.3B LLM" gives "what size of language model")."""
+    filled = _slot_filled(slot, question, title, abstract, quoted)
+    if filled is not True and slot.of is not None and _slot_filled(slot.of, question, title, abstract, quoted):
+        return True
+    return filled
+
+
+def _slot_filled(slot: Slot, question: str, title: str, abstract: str, quoted: list[str] | None) -> bool | None:
     asked_numbers = numbers(question)
     asked_words = {w.lower() for w in _words(question)} | {w.lower() for w in _words(title)}
     sentences = [abstract[s.start:s.end] for s in sentence_spans(abstract)]
@@ -168,10 +190,11 @@ def slot_filled(slot: Slot, question: str, title: str, abstract: str, quoted: li
     for sentence in sentences:
         words = _words(sentence)
         stems = [stem(w) for w in words]
-        if not all(a in stems for a in slot.about):
+        short = [i for i, w in enumerate(words) if abbreviates(w, slot.words)]  # "LCLMs" for "long-context language models"
+        if not all(a in stems for a in slot.about) and not short:
             continue
         seen_about = True
-        for i in [i for i, s in enumerate(stems) if s == slot.about[-1]]:
+        for i in sorted({i for i, s in enumerate(stems) if s == slot.about[-1]} | set(short)):
             if slot.kind == "number" and _counts(words, i, asked_numbers):
                 return True
             lo, hi = max(0, i - WINDOW), min(len(words), i + WINDOW + 1)

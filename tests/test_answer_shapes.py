@@ -140,6 +140,26 @@ def test_answer_slots_are_read_from_the_question_and_filled_from_the_sentences()
     assert slot_filled(paid, "How much were the annotators paid?", title, abstract, [abstract.split(". ")[1]]) is None
 
 
+def test_a_slot_is_found_under_the_papers_acronym_and_after_a_quantity_of():
+    """Papers define an acronym once and count with it after ("We evaluated 23 LCLMs"), and "what size of language
+    model" asks for a number at the model ("a 1.3B LLM"), not for the word "size"."""
+    from assistant.answer_types import abbreviates, asked_slot, slot_filled
+
+    counted = asked_slot("How many long-context language models were evaluated on the benchmark?")
+    question = "How many long-context language models were evaluated on the benchmark?"
+    defined = "Benchmarks for long-context language models (LCLMs) test recall. "
+    assert slot_filled(counted, question, "A Benchmark", defined + "We evaluated 23 LCLMs on it at three levels.") is True
+    assert slot_filled(counted, question, "A Benchmark", defined + "We evaluated LCLMs on it at three levels.") is False
+    size = asked_slot("What size of language model was trained from scratch to test the traps?")
+    assert (size.about, size.of.about, size.of.words) == (("size",), ("model",), "language model")
+    assert slot_filled(size, "What size of language model was trained?", "Traps", "We insert traps and train a 1.3B LLM from scratch.") is True
+    assert slot_filled(size, "What size of language model was trained?", "Traps", "We insert traps and train an LLM from scratch.") is False
+    assert slot_filled(size, "What size of language model was trained?", "Traps", "We train an LLM of size 1.3B.") is True  # as before
+    assert asked_slot("What batch size was used?").of is None  # no "of": only the quantity's own noun
+    assert abbreviates("LLMs", "language models") and abbreviates("GNN", "neural network")
+    assert not abbreviates("LLM", "models") and not abbreviates("Large", "language models") and not abbreviates("RL", "language models")
+
+
 def test_the_sentence_that_gives_the_asked_value_is_quoted_though_others_match_the_question_better():
     """A value question mostly describes its paper; the sentence that gives the value replaces the lead's third best
     sentence (``selection._keep_lead``), and a question without such a slot keeps the best three."""
