@@ -1,11 +1,12 @@
 """Latency on the 4,378-paper store (seed + distractors): retrieval, extractive answers, local engine,
 `paperchat serve` start-up with an existing store, and peak RSS.
 
-    python -m benchmarks.latency [--backends torch,onnx-fp32,onnx-int8] [--no-local] [--no-serve] [--llm-model qwen2.5-coder-1.5b]
+    python -m benchmarks.latency [--backends torch,onnx-fp32,onnx-int8,bf16] [--no-local] [--no-serve] [--llm-model qwen2.5-coder-1.5b]
 
 Every embedding backend is timed in the same run, query by query in turn (so load on a shared machine
 hits them alike): the bare query encode and the hybrid retrieval (query embedding included), with
-ratios to torch. torch and ONNX fp32 read the same store (their vectors match); int8 has its own.
+ratios to torch. torch and ONNX fp32 read the same store (their vectors match); int8 has its own, and so
+does bf16 (an fp32 store written in bf16, queried on ONNX fp32: the default on CPUs with bf16 hardware).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import urllib.request
 
 import numpy as np
 
-from benchmarks.common import BACKENDS, CACHE, FP32_WRITER, DEV_QA, DISTRACTORS, SEED, build_store, parse_backends, require_shared
+from benchmarks.common import BACKENDS, CACHE, FP32_WRITER, DEV_QA, DISTRACTORS, SEED, build_store, default_label, parse_backends, require_shared, store_name
 
 
 def pct(values: list[float]) -> str:
@@ -71,7 +72,7 @@ def main() -> None:
     backends = parse_backends(args.backends)
     # one fp32 store, read by torch and ONNX fp32 (their vectors match); int8 writes its own
     name, files = ("seed", [SEED]) if args.seed_only else ("seed_distractors", [SEED, *DISTRACTORS])
-    assistants = {b: build_store(name, files, backend=b, writer=None if b.endswith("int8") else FP32_WRITER)
+    assistants = {b: build_store(name, files, backend=b, writer=None if b.endswith("int8") or b == "bf16" else FP32_WRITER)
                   for b in backends}
     questions = [json.loads(line)["question"] for line in open(DEV_QA, encoding="utf-8") if line.strip()]
     questions = questions * 3
@@ -83,7 +84,7 @@ def main() -> None:
     search: dict[str, list[float]] = {b: [] for b in backends}
     answer: dict[str, list[float]] = {b: [] for b in backends}
     filtered: list[list[float]] = [[] for _ in FILTERS]  # the default backend, each filter, same queries
-    fb = "onnx-int8" if "onnx-int8" in backends else backends[0]  # filters are timed on the default backend (new stores)
+    fb = default_label() if default_label() in backends else backends[0]  # filters are timed on the default backend (new stores)
     valid = [f for f in FILTERS if not args.seed_only]
     if valid:  # warm up: the filter catalog is read once per store generation
         assistants[fb].check_filters(valid[0])
@@ -117,7 +118,7 @@ def main() -> None:
         from vectorstore.settings import Settings
 
         overrides = {"llm_model": args.llm_model} if args.llm_model else {}
-        store = CACHE / ("seed_distractors_int8" if "onnx-int8" in backends else "seed_distractors")  # the default's store
+        store = CACHE / store_name("seed_distractors", fb)  # the filters' backend's store
         local = Assistant(Settings(data_dir=store, engine="local", **overrides), auto_ingest=False)
         local.ask("warm up: what is Nester?")
         ttft, total = [], []

@@ -221,9 +221,9 @@ def test_store_from_before_the_precision_was_recorded(onnx_data_dir: Path) -> No
 
 
 def test_auto_precision_follows_the_store(onnx_data_dir: Path, seed_jsonl: Path) -> None:
-    """``embedding_precision=auto`` (the default): a new store gets fp32 where bf16 batches run, else int8 under ONNX
-    and fp32 under torch, and an existing store is read with its own precision, so upgrading paperchat never refuses
-    a store it wrote."""
+    """``embedding_precision=auto`` (the default): a new store gets int8 under ONNX and fp32 under torch (bf16 batches
+    or not), and an existing store is read with its own precision, so upgrading paperchat never refuses a store it
+    wrote."""
     import chromadb
     from chromadb.config import Settings as ChromaSettings
 
@@ -235,7 +235,7 @@ def test_auto_precision_follows_the_store(onnx_data_dir: Path, seed_jsonl: Path)
     new = PaperStore(_store_settings(onnx_data_dir, "auto-new", "auto", "auto").with_overrides(embedding_bf16="off"))
     assert new.settings.embedding_precision == "int8" and new._collection.metadata["embedding_precision"] == "int8"
     new_bf16 = PaperStore(_store_settings(onnx_data_dir, "auto-new-bf16", "auto", "auto").with_overrides(embedding_bf16="on"))
-    assert new_bf16.settings.embedding_precision == "fp32"
+    assert new_bf16.settings.embedding_precision == "int8"  # bf16 batches do not change what a new store gets
     for bf16 in ("on", "off"):
         torch_store = _store_settings(onnx_data_dir, f"auto-torch-{bf16}", "torch", "auto").with_overrides(embedding_bf16=bf16)
         assert PaperStore(torch_store).settings.embedding_precision == "fp32"
@@ -348,15 +348,12 @@ def test_bf16_batches_give_fp32_vectors_and_an_fp32_store(onnx_data_dir: Path, v
     with pytest.raises(StoreError, match="PAPERCHAT_EMBEDDING_BF16"):
         emb.Embedder(MODEL, backend="onnx", precision="fp32", data_dir=onnx_data_dir, bf16="maybe")
 
-    # a new store: fp32 where bf16 batches run, int8 where they do not (ONNX Runtime installed)
-    assert emb.new_store_precision(MODEL, "auto", "on") == "fp32" and emb.new_store_precision(MODEL, "auto", "off") == "int8"
-    assert emb.new_store_precision(MODEL, "auto", "auto") == ("fp32" if emb.bf16_native() else "int8")
-    assert emb.new_store_precision(MODEL, "onnx", "on") == "int8"  # an explicit onnx backend keeps ONNX's fast path
 
     papers = tmp_path / "papers.jsonl"  # enough papers for ingest encode calls of >= BF16_MIN_TEXTS chunks
     with open(shared / "data" / "icml2024_abstracts" / "papers.jsonl") as src:
         papers.write_text("".join(line for _, line in zip(range(90), src)))
-    settings = Settings(data_dir=onnx_data_dir, collection="bf16-written", engine="extractive", embedding_bf16="on")
+    settings = Settings(data_dir=onnx_data_dir, collection="bf16-written", engine="extractive", embedding_precision="fp32",
+                        embedding_bf16="on")
     assert ingest([papers], settings, progress=False).added == 90
     meta = PaperStore(settings)._collection.metadata
     assert meta["embedding_precision"] == "fp32" and meta["embedding_backend"] == "onnx-fp32 +torch-bf16 batches"

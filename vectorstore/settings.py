@@ -44,8 +44,8 @@ class Settings(BaseSettings):
         default="auto", description="Encoder runtime: onnx (ONNX Runtime, exported once from the local weights), torch, "
                                     "or auto (onnx when onnxruntime and onnx are installed, else torch).")
     embedding_precision: EmbeddingPrecision = Field(
-        default="auto", description="auto (the store's own precision; a new store gets fp32 where bf16 batches are on, "
-                                    "else int8 when ONNX Runtime can run the model, else fp32), fp32 (vectors match torch: stores stay interchangeable) or int8 "
+        default="auto", description="auto (the store's own precision; a new store gets int8 when ONNX Runtime can run the "
+                                    "model, else fp32), fp32 (vectors match torch: stores stay interchangeable) or int8 "
                                     "(ONNX dynamic quantisation: faster, other vectors, so a store must be re-indexed to switch).")
     paper_vector: PaperVector = Field(
         default="auto", description="How a paper chunk gets its vector: encode (embed title and abstract), mean (the "

@@ -171,7 +171,7 @@ class PaperStore:
             if key in meta:
                 out[key] = str(meta[key])
             elif key == "embedding_precision" and "embedding_model" not in meta:  # a new store
-                out[key] = new_store_precision(settings.embedding_model, settings.embedding_backend, settings.embedding_bf16)
+                out[key] = new_store_precision(settings.embedding_model, settings.embedding_backend)
             else:  # written before the choice was recorded; or a new store's paper vectors (``mean`` is opt-in: README)
                 out[key] = LEGACY[key]
         return out
