@@ -348,7 +348,6 @@ def test_bf16_batches_give_fp32_vectors_and_an_fp32_store(onnx_data_dir: Path, v
     with pytest.raises(StoreError, match="PAPERCHAT_EMBEDDING_BF16"):
         emb.Embedder(MODEL, backend="onnx", precision="fp32", data_dir=onnx_data_dir, bf16="maybe")
 
-
     papers = tmp_path / "papers.jsonl"  # enough papers for ingest encode calls of >= BF16_MIN_TEXTS chunks
     with open(shared / "data" / "icml2024_abstracts" / "papers.jsonl") as src:
         papers.write_text("".join(line for _, line in zip(range(90), src)))
@@ -362,3 +361,16 @@ def test_bf16_batches_give_fp32_vectors_and_an_fp32_store(onnx_data_dir: Path, v
     assert reader.search(first["title"], 1)[0].paper_id == first["id"]
     with pytest.raises(ModelMismatchError, match="embedding_precision 'fp32', not 'int8'"):
         PaperStore(settings.with_overrides(embedding_precision="int8"))
+
+
+def test_deciding_on_bf16_batches_does_not_import_torch(onnx_data_dir: Path) -> None:
+    """An fp32 store queried on ONNX Runtime never needs torch; probing the CPU for bf16 must not import it (~2 s)."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from vectorstore.embeddings import Embedder; "
+            f"e = Embedder({MODEL!r}, backend='onnx', precision='fp32', data_dir={str(onnx_data_dir)!r}, bf16='auto'); "
+            "e.encode(['a query']); print(e.bf16, 'torch' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300).stdout.split()
+    assert out[-1] == "False", out
+    assert out[-2] == str(emb.bf16_native())
