@@ -6,7 +6,7 @@
 Every embedding backend is timed in the same run, query by query in turn (so load on a shared machine
 hits them alike): the bare query encode and the hybrid retrieval (query embedding included), with
 ratios to torch. torch and ONNX fp32 read the same store (their vectors match); int8 has its own, and so
-does bf16 (an fp32 store written in bf16, queried on ONNX fp32: the default on CPUs with bf16 hardware).
+does bf16 (an fp32 store written in bf16, queried on ONNX fp32: PAPERCHAT_EMBEDDING_PRECISION=fp32 on CPUs with bf16 hardware).
 """
 
 from __future__ import annotations
@@ -84,7 +84,8 @@ def main() -> None:
     search: dict[str, list[float]] = {b: [] for b in backends}
     answer: dict[str, list[float]] = {b: [] for b in backends}
     filtered: list[list[float]] = [[] for _ in FILTERS]  # the default backend, each filter, same queries
-    fb = default_label() if default_label() in backends else backends[0]  # filters are timed on the default backend (new stores)
+    default = default_label()
+    fb = default if default in backends else backends[0]  # filters are timed on the default backend (new stores)
     valid = [f for f in FILTERS if not args.seed_only]
     if valid:  # warm up: the filter catalog is read once per store generation
         assistants[fb].check_filters(valid[0])
