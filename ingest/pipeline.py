@@ -6,9 +6,10 @@ import json
 import sys
 import time
 from collections import defaultdict
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
 import numpy as np
 
@@ -169,19 +170,27 @@ def ingest(
         done = 0
         if on_progress is not None:
             on_progress(0, len(todo))
-        with _progress(len(todo), show) as bar:
-            batch: list[Paper] = []
-            size = 0
-            for i, paper in enumerate(todo, 1):
-                batch.append(paper)
-                size += len(sentence_spans(paper.abstract)) + 1
-                if size >= BATCH_CHUNKS or i == len(todo):
-                    report.chunks_written += _write_batch(store, embedder, batch)
-                    bar.update(len(batch))
-                    done += len(batch)
-                    if on_progress is not None:
-                        on_progress(done, len(todo))
-                    batch, size = [], 0
+        # one writer thread: batch k is written to Chroma while batch k+1 is embedded, in order, one write at a time
+        with _progress(len(todo), show) as bar, ThreadPoolExecutor(1, thread_name_prefix="ingest-write") as writer:
+            pending: Future[int] | None = None
+            pending_papers = 0
+
+            def finish() -> None:
+                nonlocal done
+                if pending is None:
+                    return
+                report.chunks_written += pending.result()  # re-raises a failed write here, before anything else
+                bar.update(pending_papers)
+                done += pending_papers
+                if on_progress is not None:
+                    on_progress(done, len(todo))
+
+            for batch in _batches(todo):
+                records = [r for paper in batch for r in chunk_records(paper)]
+                vectors = chunk_vectors(embedder, records, settings.paper_vector)
+                finish()
+                pending, pending_papers = writer.submit(_write_records, store, records, vectors), len(batch)
+            finish()
         # old versions go only after the new ones are committed, so a paper never disappears
         store.delete(sorted(set(stale)))
         store.bump_generation(commit=True)
@@ -232,9 +241,21 @@ def chunk_vectors(embedder: Embedder, records: list[tuple[str, str, str, dict[st
     return vectors
 
 
-def _write_batch(store: PaperStore, embedder: Embedder, batch: list[Paper]) -> int:
-    records = [r for paper in batch for r in chunk_records(paper)]
-    vectors = chunk_vectors(embedder, records, store.settings.paper_vector)
+def _batches(papers: list[Paper]) -> Iterator[list[Paper]]:
+    """Consecutive papers with about ``BATCH_CHUNKS`` chunks together (one encode call and one write each)."""
+    batch: list[Paper] = []
+    size = 0
+    for paper in papers:
+        batch.append(paper)
+        size += len(sentence_spans(paper.abstract)) + 1
+        if size >= BATCH_CHUNKS:
+            yield batch
+            batch, size = [], 0
+    if batch:
+        yield batch
+
+
+def _write_records(store: PaperStore, records: list[tuple[str, str, str, dict[str, Any]]], vectors: np.ndarray) -> int:
     order = sorted(range(len(records)), key=lambda i: records[i][3]["kind"] == "paper")  # paper chunks last: each commits its paper
     store.add(
         [records[i][0] for i in order], vectors[order],

@@ -161,6 +161,35 @@ def test_single_and_batched_onnx_encodes_agree(onnx_data_dir: Path, sample_texts
     assert np.sum(batched * single, axis=1).min() >= 0.99999
 
 
+def test_onnx_batches_are_cut_by_tokens(onnx_data_dir: Path, sample_texts: list[str],
+                                       vectors: dict[str, np.ndarray]) -> None:
+    """Ingest-sized encodes run longest first in batches of at most TOKEN_BUDGET padded tokens and batch_size
+    texts (a longer text alone), and every vector lands on its own text's row."""
+    embedder = emb.Embedder(MODEL, 64, backend="onnx", precision="fp32", data_dir=onnx_data_dir)
+    encoder = embedder.model
+    real, shapes = encoder.session, []
+
+    class Spy:
+        def run(self, names: object, feeds: dict[str, np.ndarray]) -> object:
+            shapes.append(feeds["input_ids"].shape)
+            return real.run(names, feeds)
+
+    encoder.session = Spy()
+    try:
+        out = embedder.encode(sample_texts)
+        encoder.token_budget = 10**9  # the old shape: batch_size texts, whatever their length
+        wide = embedder.encode(sample_texts[:128])
+    finally:
+        encoder.session, encoder.token_budget = real, onnx_backend.TOKEN_BUDGET
+    budgeted, old = shapes[:-2], shapes[-2:]
+    assert sum(rows for rows, _ in budgeted) == len(sample_texts)
+    assert all(rows * length <= onnx_backend.TOKEN_BUDGET or rows == 1 for rows, length in budgeted), budgeted
+    assert [length for _, length in budgeted] == sorted((length for _, length in budgeted), reverse=True)
+    assert max(rows for rows, _ in budgeted) > 4 and old == [(64, old[0][1]), (64, old[1][1])]
+    assert np.sum(out * vectors["torch"], axis=1).min() >= 0.9999  # row i is text i's vector
+    assert np.sum(wide * out[:128], axis=1).min() >= 0.99999
+
+
 # ------------------------------------------------------------------ the store's metadata check
 
 

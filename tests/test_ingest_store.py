@@ -159,6 +159,43 @@ def test_second_ingest_changes_nothing(settings: Settings, seed_jsonl: Path, tmp
     assert store.count() == count
 
 
+def test_writes_overlap_the_next_encode_in_order_and_a_failed_write_stops_the_ingest(
+        settings: Settings, seed_jsonl: Path, monkeypatch: pytest.MonkeyPatch, store_checks) -> None:
+    """Batch k is written while batch k+1 is embedded: one write at a time, in order, progress counted only for
+    written papers; a failed write is raised from ``ingest`` and no later batch is written."""
+    import threading
+
+    from ingest import pipeline
+
+    monkeypatch.setattr(pipeline, "BATCH_CHUNKS", 20)  # ~3 seed papers a batch
+    writes: list[tuple[str, list[str]]] = []
+    progress: list[int] = []
+    real_add = PaperStore.add
+
+    def add(self: PaperStore, ids: list[str], *args: object) -> None:
+        writes.append((threading.current_thread().name, sorted({cid.split("::")[0] for cid in ids})))
+        if len(writes) == 3:
+            raise RuntimeError("disk full")
+        real_add(self, ids, *args)
+
+    monkeypatch.setattr(PaperStore, "add", add)
+    with pytest.raises(RuntimeError, match="disk full"):
+        ingest([seed_jsonl], settings, progress=False, on_progress=lambda done, total: progress.append(done))
+    assert len(writes) == 3 and all(name.startswith("ingest-write") for name, _ in writes)
+    order = [r["id"] for r in records(seed_jsonl)]
+    written = [pid for _, papers in writes[:2] for pid in papers]
+    assert sorted(written, key=order.index) == order[: len(written)]  # the first papers, batch by batch
+    assert progress == [0, len(writes[0][1]), len(written)]
+    snap = store_checks.snapshot(PaperStore(settings))
+    store_checks.readable(snap)
+    assert snap.paper_ids == set(written)  # the failed batch and everything after it: not written
+
+    monkeypatch.setattr(PaperStore, "add", real_add)  # the next ingest completes the rest
+    report = ingest([seed_jsonl], settings, progress=False)
+    assert (report.added, report.unchanged) == (19 - len(written), len(written))
+    store_checks.consistent(PaperStore(settings), set(order))
+
+
 # --------------------------------------------------------------------------- updates
 
 
