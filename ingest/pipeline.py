@@ -170,27 +170,28 @@ def ingest(
         done = 0
         if on_progress is not None:
             on_progress(0, len(todo))
-        # one writer thread: batch k is written to Chroma while batch k+1 is embedded, in order, one write at a time
+        # one writer thread: batch k is written to Chroma while batch k+1 is embedded, in order, one write at a time;
+        # progress is counted there, as each write commits
         with _progress(len(todo), show) as bar, ThreadPoolExecutor(1, thread_name_prefix="ingest-write") as writer:
-            pending: Future[int] | None = None
-            pending_papers = 0
 
-            def finish() -> None:
+            def write(records: list[tuple[str, str, str, dict[str, Any]]], vectors: np.ndarray, papers: int) -> int:
                 nonlocal done
-                if pending is None:
-                    return
-                report.chunks_written += pending.result()  # re-raises a failed write here, before anything else
-                bar.update(pending_papers)
-                done += pending_papers
+                written = _write_records(store, records, vectors)
+                done += papers
+                bar.update(papers)
                 if on_progress is not None:
                     on_progress(done, len(todo))
+                return written
 
+            pending: Future[int] | None = None
             for batch in _batches(todo):
                 records = [r for paper in batch for r in chunk_records(paper)]
                 vectors = chunk_vectors(embedder, records, settings.paper_vector)
-                finish()
-                pending, pending_papers = writer.submit(_write_records, store, records, vectors), len(batch)
-            finish()
+                if pending is not None:
+                    report.chunks_written += pending.result()  # re-raises a failed write, before the next is queued
+                pending = writer.submit(write, records, vectors, len(batch))
+            if pending is not None:
+                report.chunks_written += pending.result()
         # old versions go only after the new ones are committed, so a paper never disappears
         store.delete(sorted(set(stale)))
         store.bump_generation(commit=True)
