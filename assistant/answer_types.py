@@ -9,7 +9,7 @@ already hold).
 
 The slot kinds are the classic question-answering answer types (Li & Roth, 2002), limited to the two
 that an abstract either states or does not: a quantity, and the proper name of a product or artefact
-(hardware, robot, licence, software, language model). Descriptive answers ("which module handles
+(hardware, robot, licence, software, language model, dataset or benchmark). Descriptive answers ("which module handles
 noise?": "prior-guided patch selection") are not judged here.
 """
 
@@ -33,15 +33,18 @@ def _set(words: str) -> frozenset[str]:
 # states such a value names the quantity ("a batch size of 256"), except those in BARE_QUANTITIES ("85.3% on ImageNet").
 QUANTITY_NOUNS = _set(
     "number count amount size length rate ratio percentage percent fraction proportion share speedup factor "
-    "dimension dimensionality coefficient coefficients temperature budget accuracy")
-BARE_QUANTITIES = _set("number count amount ratio percentage percent fraction proportion share speedup factor accuracy")
+    "dimension dimensionality coefficient coefficients temperature budget accuracy perplexity")
+BARE_QUANTITIES = _set("number count amount ratio percentage percent fraction proportion share speedup factor accuracy "
+                       "perplexity")
 # nouns whose value is a proper name: "which GPU", "what licence", "which base language model". A paper that names
 # such a thing uses the noun ("on an A100 GPU"), except those in BARE_NAMES ("we fine-tune Llama-2", "in MuJoCo").
 NAMED_NOUNS = _set(
     "gpu gpus tpu tpus cpu cpus hardware accelerator accelerators chip chips robot robots arm arms hand hands camera "
     "cameras sensor sensors simulator simulators license licence licenses licences library libraries toolkit software "
-    "manufacturer manufacturers vendor vendors company companies llm llms lm lms optimizer optimiser")
-BARE_NAMES = _set("simulator simulators library libraries toolkit software llm llms lm lms optimizer optimiser model models")
+    "manufacturer manufacturers vendor vendors company companies llm llms lm lms optimizer optimiser "
+    "dataset datasets benchmark benchmarks corpus corpora")
+BARE_NAMES = _set("simulator simulators library libraries toolkit software llm llms lm lms optimizer optimiser model models "
+                  "dataset datasets benchmark benchmarks corpus corpora")
 _MODEL_CLASSES = _set("language base foundation pretrained pre-trained backbone")  # "which base language model"
 # words that qualify the slot without naming what it is about: "how many *different* typefaces"
 _QUALIFIERS = _set(
@@ -119,6 +122,14 @@ def abbreviates(word: str, phrase: str) -> bool:
     return letters.endswith("".join(p[0] for p in parts[-2:]).upper())
 
 
+def own_acronym(word: str, phrase: str) -> bool:
+    """``word`` (punctuation after it aside) is an acronym of ``phrase`` in any case: "sLM" and "LLMs" for "small
+    language model", as ``abbreviates`` reads it. It names the slot's kind, not a value of it."""
+    letters = re.split(r"[^A-Za-z]", word)[0]
+    letters = letters[:-1] if letters.endswith("s") else letters
+    return sum(c.isupper() for c in letters) >= 2 and abbreviates(letters.upper(), phrase)
+
+
 def _counts(words: list[str], i: int, asked: set[float]) -> bool:
     """A number (not one the question gives) counts or sets ``words[i]`` (``_PHRASE_ENDS``, ``_SETTING``)."""
     for j in range(i - 1, max(-1, i - WINDOW - 1), -1):
@@ -162,9 +173,12 @@ def _words(text: str) -> list[str]:
 _MATH = re.compile(r"\^|^(?:O|Θ|Ω|𝒪|Õ)\(|sqrt\(|√")
 
 
+_PROPORTIONS = _set("half third thirds quarter quarters majority")  # "around half of prompts": a share in words
+
+
 def _value(word: str, asked: set[float]) -> bool:
-    """``word`` is a number the question does not give, or a formula ("n^(-1/(t+5))", "O(1/T)")."""
-    return bool(numbers(word) - asked) or bool(_MATH.search(word))
+    """``word`` is a number the question does not give, a proportion in words, or a formula ("n^(-1/(t+5))", "O(1/T)")."""
+    return bool(numbers(word) - asked) or word.lower() in _PROPORTIONS or bool(_MATH.search(word))
 
 
 def slot_filled(slot: Slot, question: str, title: str, abstract: str, quoted: list[str] | None = None) -> bool | None:
@@ -183,6 +197,8 @@ def slot_filled(slot: Slot, question: str, title: str, abstract: str, quoted: li
 def _slot_filled(slot: Slot, question: str, title: str, abstract: str, quoted: list[str] | None) -> bool | None:
     asked_numbers = numbers(question)
     asked_words = {w.lower() for w in _words(question)} | {w.lower() for w in _words(title)}
+    initials = " ".join("".join(p[0] for p in re.split(r"[\s-]+", part) if p).lower()
+                        for part in re.split(r"[^\w\s-]", f"{question} {title}"))
     sentences = [abstract[s.start:s.end] for s in sentence_spans(abstract)]
     if not slot.about:
         return None if any(numbers(q) - asked_numbers for q in (sentences if quoted is None else quoted)) else False
@@ -198,6 +214,26 @@ def _slot_filled(slot: Slot, question: str, title: str, abstract: str, quoted: l
             if slot.kind == "number" and _counts(words, i, asked_numbers):
                 return True
             lo, hi = max(0, i - WINDOW), min(len(words), i + WINDOW + 1)
-            if slot.kind == "name" and any(_is_name(words[j], j) and words[j].lower() not in asked_words for j in range(lo, hi)):
+            if slot.kind == "name" and any(_names(words, j, slot, asked_words, initials) for j in range(lo, hi)):
                 return True
-    return None if not seen_about and slot.bare else False
+    if seen_about or not slot.bare:
+        return False
+    # the paper never writes the slot's noun, and a bare value needs none ("we fine-tune Llama-2"): it may answer
+    # if it has a value of the kind at all
+    for sentence in sentences:
+        words = _words(sentence)
+        if any(_value(w, asked_numbers) if slot.kind == "number" else _names(words, j, slot, asked_words, initials)
+               for j, w in enumerate(words)):
+            return None
+    return False
+
+
+def _names(words: list[str], j: int, slot: Slot, asked_words: set[str], initials: str = "") -> bool:
+    """``words[j]`` is a name that the question and title do not hold, and not an acronym of theirs (``initials``,
+    three letters or more: "STPPs" for the title's "spatio-temporal point processes") or of the slot's."""
+    word = words[j]
+    if not _is_name(word, j) or word.lower() in asked_words or own_acronym(word, slot.words):
+        return False
+    letters = re.split(r"[^A-Za-z]", word)[0]
+    letters = letters[:-1] if letters.endswith("s") else letters
+    return not (len(letters) >= 3 and sum(c.isupper() for c in letters) >= 2 and letters.lower() in initials)

@@ -160,6 +160,31 @@ def test_a_slot_is_found_under_the_papers_acronym_and_after_a_quantity_of():
     assert not abbreviates("LLM", "models") and not abbreviates("Large", "language models") and not abbreviates("RL", "language models")
 
 
+def test_datasets_benchmarks_and_corpora_are_named_slots_and_the_slots_own_acronym_names_nothing():
+    """"Which datasets" asks for names, like "which GPU": a paper on "real-world datasets" that names none does not
+    answer it, one "on the MovieLens and Amazon datasets" does, and one that never says "dataset" cannot be judged.
+    "sLM" in "small language model (sLM)-based policies" is the slot's own acronym, not a model's name."""
+    from assistant.answer_types import asked_slot, own_acronym, slot_filled
+
+    question = "Which real-world event datasets were used to evaluate the estimator?"
+    slot = asked_slot(question)
+    assert (slot.kind, slot.about, slot.bare) == ("name", ("dataset",), True)
+    assert slot_filled(slot, question, "An Estimator", "We evaluate the estimator on real-world event datasets.") is False
+    assert slot_filled(slot, question, "An Estimator", "We evaluate it on the MovieLens and Amazon datasets.") is True
+    assert slot_filled(slot, question, "An Estimator", "Experiments on MovieLens show gains.") is None
+    for asked, about in (("On which corpus was the model pretrained?", "corpus"), ("Which benchmarks show the gains?", "benchmark")):
+        assert asked_slot(asked).about == (about,)
+    assert asked_slot("What perplexity does the model reach?").about == ("perplex",)
+    model = asked_slot("Which small language model does the framework distil into?")
+    assert model.kind == "name" and model.words == "small language model"
+    acronym_only = "We distil LLM reasoning into efficient, small language model (sLM)-based policies."
+    assert slot_filled(model, "Which small language model does it use?", "Distillation", acronym_only) is False
+    assert slot_filled(model, "Which small language model does it use?", "Distillation",
+                       "We distil LLM reasoning into a small language model, Phi-2, as the policy.") is True
+    assert own_acronym("sLM)-based", "small language model") and own_acronym("LLMs", "small language model")
+    assert not own_acronym("LLaMA", "large language model") and not own_acronym("GPT-4", "language model")
+
+
 def test_the_sentence_that_gives_the_asked_value_is_quoted_though_others_match_the_question_better():
     """A value question mostly describes its paper; the sentence that gives the value replaces the lead's third best
     sentence (``selection._keep_lead``), and a question without such a slot keeps the best three."""
