@@ -42,9 +42,10 @@ NAMED_NOUNS = _set(
     "gpu gpus tpu tpus cpu cpus hardware accelerator accelerators chip chips robot robots arm arms hand hands camera "
     "cameras sensor sensors simulator simulators license licence licenses licences library libraries toolkit software "
     "manufacturer manufacturers vendor vendors company companies llm llms lm lms optimizer optimiser "
-    "dataset datasets benchmark benchmarks corpus corpora")
-BARE_NAMES = _set("simulator simulators library libraries toolkit software llm llms lm lms optimizer optimiser model models "
-                  "dataset datasets benchmark benchmarks corpus corpora")
+    "dataset datasets benchmark benchmarks corpus corpora encoder encoders backbone backbones baseline baselines")
+BARE_NAMES = _set("simulator simulators library libraries toolkit software hardware llm llms lm lms optimizer optimiser "
+                  "model models dataset datasets benchmark benchmarks corpus corpora encoder encoders backbone backbones "
+                  "baseline baselines")
 _MODEL_CLASSES = _set("language base foundation pretrained pre-trained backbone")  # "which base language model"
 # words that qualify the slot without naming what it is about: "how many *different* typefaces"
 _QUALIFIERS = _set(
@@ -106,9 +107,9 @@ def asked_slot(question: str) -> Slot | None:
                 of = Slot("number", (stem(phrase[-1]),), low in BARE_QUANTITIES, " ".join(phrase[i + 1 :]))
             return Slot("number", tuple(stem(w) for w in about), low in BARE_QUANTITIES, " ".join(about), of)
     named = [low for i, low in enumerate(lows) if low in NAMED_NOUNS or (low in ("model", "models") and i and lows[i - 1] in _MODEL_CLASSES)]
-    if named:  # the last one: "software *license*", "robot *arm*"
+    if named:  # the last one: "software *license*", "robot *arm*"; bare only if the others are ("robot hand hardware": no)
         at = len(lows) - 1 - lows[::-1].index(named[-1])
-        return Slot("name", (stem(named[-1]),), named[-1] in BARE_NAMES, " ".join(phrase[: at + 1]))
+        return Slot("name", (stem(named[-1]),), all(n in BARE_NAMES for n in named), " ".join(phrase[: at + 1]))
     return None
 
 
@@ -150,6 +151,8 @@ def _phrase(words: list[str]) -> list[str]:
     phrase: list[str] = []
     for word in words:
         low = word.lower()
+        if low in ("and", "or") and phrase and not _plural(phrase[-1]):  # "which regression and classification datasets"
+            continue
         if (phrase or low not in ("is", "are", "was", "were")) and low in _STOP or phrase and (
                 low in _DETERMINERS or (low.endswith("ed") and len(low) > 5)):
             break
@@ -228,11 +231,14 @@ def _slot_filled(slot: Slot, question: str, title: str, abstract: str, quoted: l
     return False
 
 
+_MEASURE = re.compile(r"\d+(?:\.\d+)?[A-Za-z]{0,2}\b")  # "3D", "7B", "10x": a number with its unit, not a name
+
+
 def _names(words: list[str], j: int, slot: Slot, asked_words: set[str], initials: str = "") -> bool:
     """``words[j]`` is a name that the question and title do not hold, and not an acronym of theirs (``initials``,
     three letters or more: "STPPs" for the title's "spatio-temporal point processes") or of the slot's."""
     word = words[j]
-    if not _is_name(word, j) or word.lower() in asked_words or own_acronym(word, slot.words):
+    if not _is_name(word, j) or word.lower() in asked_words or own_acronym(word, slot.words) or _MEASURE.match(word):
         return False
     letters = re.split(r"[^A-Za-z]", word)[0]
     letters = letters[:-1] if letters.endswith("s") else letters

@@ -183,6 +183,14 @@ def test_datasets_benchmarks_and_corpora_are_named_slots_and_the_slots_own_acron
                        "We distil LLM reasoning into a small language model, Phi-2, as the policy.") is True
     assert own_acronym("sLM)-based", "small language model") and own_acronym("LLMs", "small language model")
     assert not own_acronym("LLaMA", "large language model") and not own_acronym("GPT-4", "language model")
+    # a measure is not a name ("a 7B model", "3D scenes"); modifiers joined by "and" stay in the slot's phrase
+    llm = asked_slot("Which large language model lays out the 3D scene?")
+    assert slot_filled(llm, "Which large language model lays out the scene?", "Scenes", "A 7B large language model lays out 3D scenes.") is False
+    assert slot_filled(llm, "Which large language model lays out the scene?", "Scenes", "Llama-2, a large language model, lays out scenes.") is True
+    assert asked_slot("On which regression and classification datasets was it run?").words == "regression classification datasets"
+    assert asked_slot("Which vision encoders does the model keep?").about == ("encod",)
+    # "hardware" alone may be named without the word ("on a Jetson Orin Nano"); "robot hand hardware" names the hand
+    assert asked_slot("Which hardware does the drone use?").bare and not asked_slot("Which robot hand hardware was used?").bare
 
 
 def test_the_sentence_that_gives_the_asked_value_is_quoted_though_others_match_the_question_better():
