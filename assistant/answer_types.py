@@ -113,6 +113,23 @@ def asked_slot(question: str) -> Slot | None:
     return None
 
 
+def asked_phrase(question: str) -> frozenset[str]:
+    """The stems of the noun phrase a "which" / "what" question asks about ("which *planning algorithms* does it
+    propose": {"plan", "algorithm"}); empty for other questions and for "which method / paper"."""
+    match = _WH.search(question)
+    if not match or match.group(1).lower() not in ("what", "which"):
+        return frozenset()
+    phrase = _phrase(re.findall(r"[A-Za-z][\w+-]*", match.group(2)))
+    if not phrase or phrase[0].lower() in _PAPER_WORDS or phrase[0].lower() in ("is", "are", "was", "were"):
+        return frozenset()
+    return frozenset(stem(w) for w in phrase)
+
+
+def mentions(phrase: frozenset[str], text: str) -> bool:
+    """``text`` has every stem of ``phrase`` (``asked_phrase``)."""
+    return bool(phrase) and phrase <= {stem(w) for w in _words(text)}
+
+
 def abbreviates(word: str, phrase: str) -> bool:
     """``word`` is an acronym for ``phrase``'s last two words, alone or with more in front: "LMs", "LLM" and
     "LCLMs" for "long-context language models" (papers define such acronyms once and use them after)."""

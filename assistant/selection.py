@@ -11,7 +11,7 @@ import re
 from functools import lru_cache
 from typing import Literal
 
-from assistant.answer_types import Slot, asked_slot, slot_filled
+from assistant.answer_types import Slot, asked_phrase, asked_slot, mentions, slot_filled
 from assistant.evidence import Evidence
 
 Shape = Literal["single", "list", "compare"]
@@ -59,14 +59,21 @@ def _keep_lead(question: str, lead: Evidence) -> Evidence:
     """The lead paper's ``LEAD_SENTENCES`` best sentences; when the question asks for a value of a named thing and
     none of them gives it, the best sentence that does (``answer_types.slot_filled`` on that sentence alone)
     replaces the last. "How many LLMs were evaluated when comparing code actions …" matches the sentences that
-    describe code actions, while "… our analysis of 17 LLMs …" is the answer."""
+    describe code actions, while "… our analysis of 17 LLMs …" is the answer. A "which / what X" question with no
+    such slot ("which planning algorithms does it propose") gets, the same way, the best sentence that names X."""
     kept = lead.sentences[:LEAD_SENTENCES]
+    if len(lead.sentences) <= len(kept):
+        return Evidence(lead.source, kept)
     slot = asked_slot(question)
-    if slot is None or not slot.about or len(lead.sentences) <= len(kept):
+    phrase = asked_phrase(question) if (slot is None or not slot.about) and asks_value(question) else frozenset()
+    if (slot is None or not slot.about) and not phrase:
         return Evidence(lead.source, kept)
 
     def fills(span: tuple[int, int, float]) -> bool:
-        return slot_filled(slot, question, lead.source.title, lead.source.abstract[span[0]:span[1]]) is True
+        sentence = lead.source.abstract[span[0]:span[1]]
+        if phrase:
+            return mentions(phrase, sentence)
+        return slot is not None and slot_filled(slot, question, lead.source.title, sentence) is True
 
     if any(fills(span) for span in kept):
         return Evidence(lead.source, kept)

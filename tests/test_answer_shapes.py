@@ -221,6 +221,11 @@ def test_the_sentence_that_gives_the_asked_value_is_quoted_though_others_match_t
     asked = quoted("How many LLMs were evaluated when comparing code actions against JSON actions for agents?")
     assert sentences[3] in asked and sentences[0] in asked and sentences[1] in asked and len(asked) == 3
     assert quoted("Why do code actions help agents compared with JSON actions?") == sentences[:3]
+    # "which / what X" with no typed slot: the best sentence naming X ("open agent") replaces the third
+    named = quoted("Which open agent is released with the code actions that replace JSON actions?")
+    assert sentences[4] in named and sentences[2] not in named and len(named) == 3
+    assert quoted("Which format do agents act in besides code actions?") == sentences[:3]  # the best already names it
+    assert quoted("What is the benefit of code actions over JSON actions?") == sentences[:3]  # not a value question
 
 
 def test_value_questions_and_written_out_acronyms():
