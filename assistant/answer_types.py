@@ -84,13 +84,21 @@ class Slot:
         return f"no {self.kind} for “{self.words}”" if self.words else f"no {self.kind}"
 
 
-def asked_slot(question: str) -> Slot | None:
-    """The slot of a question asking for a quantity or a proper name, else ``None``."""
+def _wh_phrase(question: str) -> tuple[str, list[str], str] | None:
+    """The question's wh-word ("what", "how many"), the noun phrase after it and the text after it, else ``None``."""
     match = _WH.search(question)
     if not match:
         return None
-    wh = " ".join(match.group(1).lower().split())
-    phrase = _phrase(re.findall(r"[A-Za-z][\w+-]*", match.group(2)))
+    rest = match.group(2)
+    return " ".join(match.group(1).lower().split()), _phrase(re.findall(r"[A-Za-z][\w+-]*", rest)), rest
+
+
+def asked_slot(question: str) -> Slot | None:
+    """The slot of a question asking for a quantity or a proper name, else ``None``."""
+    asked = _wh_phrase(question)
+    if asked is None:
+        return None
+    wh, phrase, rest = asked
     if wh.startswith("how ") and wh != "how many":  # "how much does X accelerate …": a quantity of nothing named
         return Slot("number", ())
     if not phrase or phrase[0].lower() in _PAPER_WORDS:
@@ -103,7 +111,7 @@ def asked_slot(question: str) -> Slot | None:
         if low in QUANTITY_NOUNS:
             about = phrase[: i + 1][-2:]  # "batch size", "learning rate"
             of = None  # "what size of language model": a number at the model ("a 1.3B LLM") gives it too
-            if i + 1 < len(phrase) and re.search(rf"\b{re.escape(phrase[i])}\s+of\b", match.group(2)):
+            if i + 1 < len(phrase) and re.search(rf"\b{re.escape(phrase[i])}\s+of\b", rest):
                 of = Slot("number", (stem(phrase[-1]),), low in BARE_QUANTITIES, " ".join(phrase[i + 1 :]))
             return Slot("number", tuple(stem(w) for w in about), low in BARE_QUANTITIES, " ".join(about), of)
     named = [low for i, low in enumerate(lows) if low in NAMED_NOUNS or (low in ("model", "models") and i and lows[i - 1] in _MODEL_CLASSES)]
@@ -116,13 +124,10 @@ def asked_slot(question: str) -> Slot | None:
 def asked_phrase(question: str) -> frozenset[str]:
     """The stems of the noun phrase a "which" / "what" question asks about ("which *planning algorithms* does it
     propose": {"plan", "algorithm"}); empty for other questions and for "which method / paper"."""
-    match = _WH.search(question)
-    if not match or match.group(1).lower() not in ("what", "which"):
+    asked = _wh_phrase(question)
+    if asked is None or asked[0] not in ("what", "which") or not asked[1] or asked[1][0].lower() in _PAPER_WORDS:
         return frozenset()
-    phrase = _phrase(re.findall(r"[A-Za-z][\w+-]*", match.group(2)))
-    if not phrase or phrase[0].lower() in _PAPER_WORDS or phrase[0].lower() in ("is", "are", "was", "were"):
-        return frozenset()
-    return frozenset(stem(w) for w in phrase)
+    return frozenset(stem(w) for w in asked[1])
 
 
 def mentions(phrase: frozenset[str], text: str) -> bool:
@@ -143,9 +148,14 @@ def abbreviates(word: str, phrase: str) -> bool:
 def own_acronym(word: str, phrase: str) -> bool:
     """``word`` (punctuation after it aside) is an acronym of ``phrase`` in any case: "sLM" and "LLMs" for "small
     language model", as ``abbreviates`` reads it. It names the slot's kind, not a value of it."""
-    letters = re.split(r"[^A-Za-z]", word)[0]
-    letters = letters[:-1] if letters.endswith("s") else letters
+    letters = _acronym_letters(word)
     return sum(c.isupper() for c in letters) >= 2 and abbreviates(letters.upper(), phrase)
+
+
+def _acronym_letters(word: str) -> str:
+    """The letters before any other character, less a plural "s": "sLM" of "sLM)-based", "STPP" of "STPPs"."""
+    letters = re.split(r"[^A-Za-z]", word)[0]
+    return letters[:-1] if letters.endswith("s") else letters
 
 
 def _counts(words: list[str], i: int, asked: set[float]) -> bool:
@@ -257,6 +267,5 @@ def _names(words: list[str], j: int, slot: Slot, asked_words: set[str], initials
     word = words[j]
     if not _is_name(word, j) or word.lower() in asked_words or own_acronym(word, slot.words) or _MEASURE.match(word):
         return False
-    letters = re.split(r"[^A-Za-z]", word)[0]
-    letters = letters[:-1] if letters.endswith("s") else letters
+    letters = _acronym_letters(word)
     return not (len(letters) >= 3 and sum(c.isupper() for c in letters) >= 2 and letters.lower() in initials)

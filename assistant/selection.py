@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Literal
+from typing import Callable, Literal
 
 from assistant.answer_types import Slot, asked_phrase, asked_slot, mentions, slot_filled
 from assistant.evidence import Evidence
@@ -62,20 +62,20 @@ def _keep_lead(question: str, lead: Evidence) -> Evidence:
     describe code actions, while "… our analysis of 17 LLMs …" is the answer. A "which / what X" question with no
     such slot ("which planning algorithms does it propose") gets, the same way, the best sentence that names X."""
     kept = lead.sentences[:LEAD_SENTENCES]
-    if len(lead.sentences) <= len(kept):
-        return Evidence(lead.source, kept)
     slot = asked_slot(question)
-    phrase = asked_phrase(question) if (slot is None or not slot.about) and asks_value(question) else frozenset()
-    if (slot is None or not slot.about) and not phrase:
+    phrase = asked_phrase(question) if asks_value(question) else frozenset()
+    gives: Callable[[str], bool]
+    if slot is not None and slot.about:
+        gives = lambda sentence: slot_filled(slot, question, lead.source.title, sentence) is True  # noqa: E731
+    elif phrase:
+        gives = lambda sentence: mentions(phrase, sentence)  # noqa: E731
+    else:
         return Evidence(lead.source, kept)
 
     def fills(span: tuple[int, int, float]) -> bool:
-        sentence = lead.source.abstract[span[0]:span[1]]
-        if phrase:
-            return mentions(phrase, sentence)
-        return slot is not None and slot_filled(slot, question, lead.source.title, sentence) is True
+        return gives(lead.source.abstract[span[0]:span[1]])
 
-    if any(fills(span) for span in kept):
+    if len(lead.sentences) <= len(kept) or any(fills(span) for span in kept):
         return Evidence(lead.source, kept)
     answer = next((span for span in lead.sentences[len(kept):] if fills(span)), None)
     return Evidence(lead.source, kept if answer is None else kept[:-1] + [answer])

@@ -16,13 +16,11 @@ import numpy as np
 
 from vectorstore import Settings  # first: sets the offline environment
 
-from benchmarks.common import SHARED, require_shared
+from benchmarks.common import DISTRACTORS, SEED, require_shared
+from ingest import load_papers
 from ingest.chunking import sentence_spans
 from vectorstore.embeddings import embedding_model_path
 from vectorstore.onnx_backend import OnnxEncoder, exported_model
-
-CORPORA = ["icml2024_abstracts", "ml2025_conferences", "icml2025_seed"]
-
 
 def auc(positive: list[float], negative: list[float]) -> float:
     """P(a random positive scores above a random negative), ties counted half."""
@@ -36,11 +34,8 @@ def main() -> None:
     args = parser.parse_args()
     require_shared()
     sets = args.sets or sorted(Path(__file__).parent.joinpath("data").glob("near_miss_*.jsonl"))
-    papers = {}
-    for name in CORPORA:
-        for line in open(SHARED / "data" / name / "papers.jsonl", encoding="utf-8"):
-            row = json.loads(line)
-            papers[row["id"]] = row
+    found, _ = load_papers([SEED, *DISTRACTORS])  # as the store holds them (LaTeX and line breaks cleaned)
+    papers = {paper.id: paper.abstract for paper in found}
     encoder = OnnxEncoder(exported_model(embedding_model_path(Settings().embedding_model), "fp32", Settings().onnx_cache))
     scores: dict[str, dict[str, list[float]]] = {"best sentence": {"single": [], "near_miss": []},
                                                  "best two sentences": {"single": [], "near_miss": []}}
@@ -49,7 +44,7 @@ def main() -> None:
             q = json.loads(line)
             if q["kind"] not in ("single", "near_miss") or not q["gold"] or q["gold"][0] not in papers:
                 continue
-            abstract = papers[q["gold"][0]]["abstract"]
+            abstract = papers[q["gold"][0]]
             vectors = encoder.encode([q["question"]] + [abstract[s.start:s.end] for s in sentence_spans(abstract)])
             cosines = np.sort(vectors[1:] @ vectors[0])[::-1]
             scores["best sentence"][q["kind"]].append(float(cosines[0]))
