@@ -17,6 +17,7 @@ analyser) and word rarity from ``wordfreq``'s English frequency lists, both ship
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -62,6 +63,14 @@ _SYNONYMS: tuple[frozenset[str], ...] = tuple(frozenset(group.split()) for group
     "state-of-the-art sota",
     "sota state",
     "substantial significant considerable material notable",
+    # verbs and adjectives a paraphrase swaps freely in an abstract's sentence
+    "explore explores probe probes probing investigate investigates examine examines analyze analyzes analyse analysis",
+    "relax relaxes relaxed loosen loosens loosened weaken weakens weakened",
+    "create creates build builds construct constructs produce produces",
+    "reveal reveals uncover uncovers expose exposes",
+    "crucial important essential critical vital",
+    "goal goals aim aims objective objectives purpose",
+    "various diverse multiple several numerous",
 ))
 NEGATIONS = frozenset("not no never none neither nor without cannot cant fail fails failed failing lack lacks lacking unable "
                       "absent absence impossible eliminate eliminates eliminated eliminating avoid avoids avoiding "
@@ -71,7 +80,8 @@ _OPPOSITES: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple((frozenset
     ("outperform outperforms outperformed outperforming beat beats surpass surpasses exceed exceeds superior better best",
      "underperform underperforms underperformed underperforming trail trails lag lags inferior worse worst short"),
     ("higher highest more greater larger largest bigger increase increases increased increasing raise raises",
-     "lower lowest less fewer smaller smallest decrease decreases decreased decreasing reduce reduces reduced reducing"),
+     "lower lowest less lesser fewer smaller smallest decrease decreases decreased decreasing reduce reduces reduced reducing "
+     "compress compresses compressed compressing"),
     ("improve improves improved improving boost boosts enhance enhances gain gains help helps",
      "degrade degrades degraded degrading hurt hurts harm harms worsen worsens drop drops loss losses"),
     ("faster fastest quicker speedup accelerate accelerates", "slower slowest slowdown slows"),
@@ -84,6 +94,8 @@ _OPPOSITES: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple((frozenset
     ("above", "below"),
     ("positive positively", "negative negatively"),
     ("dependent depends depend", "independent"),
+    ("specific", "agnostic"),
+    ("tight tighter tightest sharp sharper", "loose looser loosest"),
     ("support supports supported supporting confirm confirms confirmed agree agrees",
      "challenge challenges challenged challenging contradict contradicts refute refutes dispute disputes question questions"),
     ("same equal identical unchanged comparable", "higher lower more less greater larger smaller increased reduced"),
@@ -150,9 +162,13 @@ def unescape_latex_numbers(text: str) -> str:
     return unescape_latex(text).replace("\\times", "×").replace("$", "")
 
 
+_ENUMERATOR = re.compile(r"(?:(?<=[\s:;,])|^)\(?(?:\d{1,2}|[ivx]{1,4})\)(?=\s)")  # "1) it enables", "(ii) the"
+
+
 def numbers(text: str) -> set[float]:
-    """The numeric values a text states, digits or words ("two", "twice"); markers must be removed first."""
-    text = unescape_latex_numbers(text)
+    """The numeric values a text states, digits or words ("two", "twice"); markers must be removed first.
+    List enumerators ("1) … 2) …") are not quantities."""
+    text = _ENUMERATOR.sub(" ", unescape_latex_numbers(text))
     found: set[float] = set()
     for match in _NUMBER.finditer(text):
         raw, unit = match.group(1).replace(",", ""), (match.group(2) or "")
@@ -179,9 +195,11 @@ class Terms:
     numbers: set[float] = field(default_factory=set)
     negated: list[list[str]] = field(default_factory=list)  # the content stems in each negation's scope, in order
     directions: list[tuple[int, int, set[str]]] = field(default_factory=list)  # (pair, side, context stems) per direction word
+    contrasted: list[list[str]] = field(default_factory=list)  # what "rather than" / "instead of" set aside
     words: set[str] = field(default_factory=set)           # every lower-cased word, for prefix negations
     surface: dict[str, str] = field(default_factory=dict)  # stem -> the word as written
     number_context: dict[float, set[str]] = field(default_factory=dict)  # value -> content stems next to it
+    occurrences: list[tuple[float, frozenset[str]]] = field(default_factory=list)  # each time a value is written
     relative: set[float] = field(default_factory=set)  # values said as a difference: "18.3% higher than", "by 2x"
 
 
@@ -204,7 +222,7 @@ _RELATIVE_CUES = frozenset(
 
 def analyse(text: str) -> Terms:
     """Content terms of a claim or sentence (markers must be removed first)."""
-    text = unescape_latex_numbers(text)
+    text = _ENUMERATOR.sub(" ", unescape_latex_numbers(text))
     terms = Terms(numbers=numbers(text))
     words = _WORD.findall(text)
     lowered = [w.lower().replace("’", "'") for w in words]
@@ -222,6 +240,7 @@ def analyse(text: str) -> Terms:
         for scale in (1, 1000, 10**6, 10**9):
             if round(value * scale, 6) in terms.numbers:
                 terms.number_context.setdefault(round(value * scale, 6), set()).update(near)
+                terms.occurrences.append((round(value * scale, 6), frozenset(near)))
                 if relative:
                     terms.relative.add(round(value * scale, 6))
     for position, token in enumerate(_NAME_TOKEN.findall(text)):
@@ -237,9 +256,15 @@ def analyse(text: str) -> Terms:
             terms.negated.append(context(i + 1, i + 6))
             if word not in ("remove", "removes", "removed", "removing", "eliminate", "eliminates", "eliminated", "eliminating"):
                 continue
+        after = lowered[i + 1] if i + 1 < len(lowered) else ""
+        if word == "free" and after in ("of", "from"):  # "free of any hyperparameters": none
+            terms.negated.append(context(i + 2, i + 7))
+            continue
         if word == "free" and i > 0:  # "training-free": no training
             terms.negated.append(context(i - 1, i))
             continue
+        if (word, after) in (("rather", "than"), ("instead", "of")):  # "fingertips rather than the whole hand"
+            terms.contrasted.append(context(i + 2, i + 7))
         for pair, (up, down) in enumerate(_OPPOSITES):
             if word in up or word in down:  # what moves: the nearest content word on each side
                 nearest = [w for w in lowered[max(i - 3, 0) : i] if _is_content(w)][-1:] + [w for w in lowered[i + 1 : i + 5] if _is_content(w)][:1]
@@ -266,6 +291,14 @@ class Abstract:
     numbers: set[float]
     title_terms: set[str] = field(default_factory=set)
     acronyms: set[str] = field(default_factory=set)
+    expansions: dict[str, set[str]] = field(default_factory=dict)  # "iaa" -> the long form's words and stems
+
+    def says(self, i: int) -> set[str]:
+        """Sentence i's content stems and names, with the long forms of the acronyms it uses ("MDE": "monocular
+        depth estimation")."""
+        terms = self.sentences[i]
+        said = set(terms.weights) | _names_as_stems(terms)
+        return said.union(*(self.expansions.get(n, set()) for n in terms.names))
 
     def mentions(self, name: str) -> int:
         """In how many sentences the abstract names ``name`` (a paper's own method recurs; a one-off detail does not)."""
@@ -279,6 +312,7 @@ class Abstract:
         vocabulary = set(whole.weights) | {s for t in sentences for scope in t.negated for s in scope}
         vocabulary |= {stem(w.lower()) for w in _WORD.findall(unescape_latex_numbers(f"{title} {abstract}"))}
         names = {n for n in whole.names} | {n.lower() for n in _NAME_TOKEN.findall(f"{title} {abstract}")}
+        expansions: dict[str, set[str]] = {}
         # the abstract's own acronym definitions: "large language models (LLMs)" makes both forms known
         for long_form, short in _ACRONYM.findall(f"{title}. {abstract}"):
             words = long_form.split()
@@ -287,10 +321,13 @@ class Abstract:
                 names.add(short.lower())
                 names.add(short.lower() + "s")
                 vocabulary.add(stem(short))
+                long_words = {w.lower() for w in words[-len(short):]}
+                for key in (short.lower(), short.lower() + "s"):
+                    expansions.setdefault(key, set()).update(long_words | {stem(w) for w in long_words})
         title_terms = analyse(title)
         acronyms = {n for n in names if n not in whole.names}
         return cls(abstract, title, spans, sentences, vocabulary, names, whole.numbers,
-                   title_terms.names | set(title_terms.weights), acronyms)
+                   title_terms.names | set(title_terms.weights), acronyms, expansions)
 
 
 @dataclass
@@ -303,17 +340,37 @@ class Verdict:
     reason: str = ""                 # why it is not supported
 
 
+_DERIVATION = re.compile(r"(?:abl|ibl|ment|ness|iti|i|e)$")
+
+
+@lru_cache(maxsize=65536)
+def _root(word_stem: str) -> str:
+    """A stem without its derivational ending, spelt one way: "trainabl" -> "train", "analyz"/"analysi" -> "analys"."""
+    root = _DERIVATION.sub("", word_stem.replace("yz", "ys").replace("iz", "is"))
+    return root if len(root) >= 5 else word_stem
+
+
 def _covered(s: str, available: set[str]) -> bool:
-    """Same stem, a listed paraphrase, or an inflection the stemmer split ("classifi"/"classif")."""
+    """Same stem, a listed paraphrase, an inflection the stemmer split ("classifi"/"classif"), or the same root
+    ("trainable"/"training", "analyzes"/"analysis")."""
     if s in available or synonyms(s) & available:
         return True
-    return len(s) >= 6 and any(len(a) >= 6 and (a.startswith(s[:6]) and abs(len(a) - len(s)) <= 2) for a in available)
+    if len(s) >= 6 and any(len(a) >= 6 and (a.startswith(s[:6]) and abs(len(a) - len(s)) <= 2) for a in available):
+        return True
+    root = _root(s)
+    return len(root) >= 5 and any(_root(a) == root for a in available if a[:3] == root[:3])
+
+
+def _compact(text: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", text.lower())
 
 
 def _name_known(name: str, paper: Abstract) -> bool:
     if name in paper.names:
         return True
     parts = [p for p in re.split(r"[-_.]", name) if p]
+    if len(parts) > 1 and any(c.isdigit() for c in name):  # "ResNet-50" is not "ResNet-18": the numbered whole must occur
+        return _compact(name) in _compact(unescape_latex_numbers(f"{paper.title} {paper.text}"))
     if len(parts) > 1 and all(p in paper.names or stem(p) in paper.vocabulary or p.isdigit() for p in parts):
         return True
     return stem(name) in paper.vocabulary
@@ -339,26 +396,41 @@ def check(claim_text: str, paper: Abstract, min_coverage: float = 0.5) -> Verdic
     if verbatim is not None:
         return Verdict(True, 1.0, verbatim)
     # the best sentence, then the best second sentence for a claim that condenses two
-    scored = sorted(((coverage(claim, set(t.weights) | _names_as_stems(t)), i) for i, t in enumerate(paper.sentences)), reverse=True)
+    said = [paper.says(i) for i in range(len(paper.sentences))]
+    scored = sorted(((coverage(claim, said[i]), i) for i in range(len(said))), reverse=True)
     if not scored:
         return Verdict(False, 0.0, reason="empty abstract")
     best_score, best = scored[0]
     chosen = [best]
-    support = set(paper.sentences[best].weights) | _names_as_stems(paper.sentences[best])
+    support = said[best]
     for _, other in scored[1:4]:
         terms = paper.sentences[other]
-        joined = support | set(terms.weights) | _names_as_stems(terms)
+        joined = support | said[other]
         gain = coverage(claim, joined) - coverage(claim, support)
         needed = bool(claim.numbers - _numbers_of(paper, chosen)) and bool(claim.numbers & terms.numbers)
         if gain >= 0.15 or (needed and gain >= 0.08):
             chosen.append(other)
             support = joined
             break
+    if len(chosen) == 1 and claim.numbers - _numbers_of(paper, chosen):
+        # a claim that condenses two sentences may take its number from one outside the best four ("7 models")
+        for i, terms in enumerate(paper.sentences):
+            joined = support | said[i]
+            if i != best and claim.numbers & terms.numbers and coverage(claim, joined) - coverage(claim, support) >= 0.08:
+                chosen.append(i)
+                support = joined
+                break
     score = coverage(claim, support)
     span = paper.spans[best]
     if score < min_coverage:
         return Verdict(False, score, span, "no sentence of the abstract says this")
-    missing_numbers = {n for n in claim.numbers if not _number_supported(n, claim, [paper.sentences[i] for i in chosen])}
+    math = _MATH.findall(claim_text)
+    unknown_math = _unknown_math_atoms(math, paper)
+    if unknown_math:
+        return Verdict(False, score, span, f"'{unknown_math[0]}' is not in the abstract's formulas")
+    in_math = numbers(" ".join(math))  # checked as formulas above; their words around them are LaTeX
+    missing_numbers = {n for n in claim.numbers if not _number_supported(
+        n, claim, [paper.sentences[i] for i in chosen], [] if n in in_math else paper.sentences)}
     if missing_numbers:
         shown = ", ".join(f"{n:g}" for n in sorted(missing_numbers))
         return Verdict(False, score, span, f"number not in the abstract ({shown})")
@@ -369,6 +441,7 @@ def check(claim_text: str, paper: Abstract, min_coverage: float = 0.5) -> Verdic
     if unknown_names:
         return Verdict(False, score, span, f"'{unknown_names[0]}' is not in the abstract")
     nearby = set().union(*(paper.sentences[i].names | set(paper.sentences[i].weights) for i in chosen)) | paper.title_terms
+    nearby |= set().union(*(paper.expansions.get(n, set()) for n in set(nearby)))  # "IAA" there: "image aesthetics assessment"
     elsewhere = sorted(n for n in claim.names if paper.mentions(n) == 1 and n not in nearby and stem(n) not in nearby
                        and not any(part in nearby or stem(part) in nearby for part in re.split(r"[-_.]", n) if len(part) > 2))
     if elsewhere:
@@ -401,16 +474,39 @@ def _verbatim(claim_text: str, paper: Abstract) -> tuple[int, int] | None:
     return None
 
 
-def _number_supported(value: float, claim: Terms, support: list[Terms]) -> bool:
+_MATH = re.compile(r"\$[^$]+\$")
+_MATH_ATOM = re.compile(r"[^\W_]+")
+
+
+def _math_plain(text: str) -> str:
+    """A formula or text as the reader sees it, one spelling per symbol ("$^2$" and "²" are "2", "𝒪" is "o")."""
+    return unicodedata.normalize("NFKC", unescape_latex_numbers(text)).lower()
+
+
+def _unknown_math_atoms(math: list[str], paper: Abstract) -> list[str]:
+    """Letters, numbers and function names of the claim's formulas that the abstract never writes: "sqrt" in
+    "O(sqrt(d))" where the abstract only has "O(d)"."""
+    if not math:
+        return []
+    known = _math_plain(f"{paper.title} {paper.text}")
+    return sorted(a for m in math for a in _MATH_ATOM.findall(_math_plain(m)) if a not in known)
+
+
+def _number_supported(value: float, claim: Terms, support: list[Terms], everywhere: list[Terms]) -> bool:
     """The value appears in a support sentence, said of the same thing (a shared word next to it); a value the
     claim gives as a difference ("70.7% higher than") must be one there too (not "achieving 70.7%")."""
-    mine = claim.number_context.get(value, set())
-    for terms in support:
-        if value in terms.numbers and (value not in claim.relative or value in terms.relative):
-            theirs = terms.number_context.get(value, set())
-            if not mine or not theirs or any(_covered(s, theirs) for s in mine):
-                return True
-    return False
+    # each time the claim writes the value ("a 100x gain ... with 100 clients"), it must be said of the same thing
+    contexts = [near for v, near in claim.occurrences if v == value] or [frozenset(claim.number_context.get(value, set()))]
+
+    def said(mine: frozenset[str], sentences: list[Terms] = support) -> bool:
+        for terms in sentences:
+            if value in terms.numbers and (value not in claim.relative or value in terms.relative):
+                theirs = terms.number_context.get(value, set())
+                if not mine or not theirs or any(_covered(s, theirs) for s in mine):
+                    return True
+        return False
+
+    return any(said(mine) for mine in contexts) and (not everywhere or all(said(mine, everywhere) for mine in contexts))
 
 
 def _names_as_stems(terms: Terms) -> set[str]:
@@ -431,32 +527,53 @@ def _prefix_negated(words: set[str], other: set[str]) -> str:
     return ""
 
 
+# words with which an abstract sets its method against another: a claim's "instead of X" may restate them
+_CONTRAST_CUES = frozenset("unlike instead rather replace replaces replacing replaced depart departs departing over than versus vs "
+                           "beyond existing conventional traditional previous prior standard classical".split())
+
+
 def _polarity_conflict(claim: Terms, support: list[Terms]) -> str:
     claim_words = set(claim.weights)
     support_negated = [scope for t in support for scope in t.negated]
+    support_words = set().union(*(t.words for t in support)) if support else set()
+    # "grows without bound" restates "becomes unbounded": a word negated by its prefix counts as a negation
+    # (not a term the claim itself uses: "unlabeled data" is a thing, not a negation)
+    prefixed = {stem(w[len(p):]) for w in support_words - claim.words for p in _NEGATING_PREFIXES
+                if w.startswith(p) and len(w) - len(p) >= 4}
     for scope in claim.negated:
-        if not any(set(scope) & set(other) or not scope for other in support_negated):
+        if not any(set(scope) & set(other) or not scope for other in support_negated) and not set(scope[:2]) & prefixed:
             return "negates what the abstract states"
+    if claim.contrasted and not support_negated and not any(t.contrasted for t in support) and not support_words & _CONTRAST_CUES:
+        # "only fingertip perception rather than whole-hand" where the abstract states whole-hand perception
+        stated = set().union(*(set(t.weights) | _names_as_stems(t) for t in support))
+        if any(scope and _covered(scope[0], stated) for scope in claim.contrasted):
+            return "sets aside what the abstract states"
     if not claim.negated:
         # claim words the support states outside a negation do not restate it: "Nester enhances LMs" is the main
         # clause of "… enhances LMs … without increasing model size", not the negated part
         negated_words = {s for scope in support_negated for s in scope}
         stated = set().union(*(set(t.weights) for t in support)) - negated_words if support else set()
         restating = {w for w in claim_words if not _covered(w, stated)}
+        surface = {k: v for t in support for k, v in t.surface.items()}
+        def weight(stems: list[str]) -> float:  # rarity of the word as written ("possible"), not of its stem ("possibl")
+            return sum(0.3 + 0.7 * rarity(surface.get(s, s)) for s in stems)
+
         for scope in support_negated:
             head = scope[:4]  # what the abstract negates: "fail to make [material progress on the benchmark]"
-            weight = sum(0.3 + 0.7 * rarity(s) for s in head)
             covered = [s for s in head if _covered(s, restating)]
             # half its weight, and two of its words unless it has one ("model" alone does not restate "model size")
-            if head and sum(0.3 + 0.7 * rarity(s) for s in covered) >= 0.5 * weight and len(covered) >= min(2, len(head)):
+            if head and weight(covered) >= 0.5 * weight(head) and len(covered) >= min(2, len(head)):
                 return "drops a negation of the abstract"
-    support_words = set().union(*(t.words for t in support)) if support else set()
     if _prefix_negated(claim.words, support_words) or _prefix_negated(support_words, claim.words):
         return "negates what the abstract states"
     theirs = [d for t in support for d in t.directions]
     for pair, side, ctx in claim.directions:
         opposite = any(p == pair and sd != side and ctx & c for p, sd, c in theirs)
         same = any(p == pair and sd == side and ctx & c for p, sd, c in theirs)
-        if opposite and not same:
+        # one word of the pair on each side, opposite ways ("trails" / "superior performance over"): a reversal even
+        # when the words next to them differ
+        alone = [sd for p, sd, _ in theirs if p == pair]
+        single = len(alone) == 1 and alone[0] != side and sum(p == pair for p, _, _ in claim.directions) == 1
+        if (opposite and not same) or single:
             return "reverses the direction the abstract reports"
     return ""

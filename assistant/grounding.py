@@ -11,6 +11,7 @@ import re
 
 from assistant.claims import Abstract, Verdict, check, unescape_latex_numbers
 from assistant.types import Citation, Removed, Source
+from ingest.chunking import ends_with_abbreviation
 from vectorstore.text import STOPWORDS
 
 _MARKER = re.compile(r"\[(\d+(?:\s*[,;]\s*\d+)*)\]")
@@ -197,14 +198,18 @@ def _split_keep(text: str) -> list[str]:
     parts: list[str] = []
     last = 0
     for match in _CLAIM_SPLIT.finditer(text):
+        if "\n" not in match.group(0) and ends_with_abbreviation(text[last : match.start()]):
+            continue  # "by Ghazi et al. (2023)": one claim
         # a marker right after the sentence end belongs to that sentence: "... works. [1]"
         parts.append(text[last : match.end()])
         last = match.end()
     parts.append(text[last:])
     merged: list[str] = []
     for part in parts:
-        if merged and re.match(r"^\s*(\[\d+(?:\s*[,;]\s*\d+)*\]\s*)+", part) and not _MARKER.sub("", part).strip():
-            merged[-1] += part
-        else:
+        lead = re.match(r"^[ \t]*(\[\d+(?:\s*[,;]\s*\d+)*\][ \t]*)+", part)
+        if merged and lead and not merged[-1].endswith("\n"):  # "... works. [1] Next claim.": [1] is the first sentence's
+            merged[-1] += lead.group(0)
+            part = part[lead.end():]
+        if part:
             merged.append(part)
     return [p for p in merged if p]

@@ -24,6 +24,14 @@ def _protected(text: str) -> list[tuple[int, int]]:
     return [(m.start(), m.end()) for m in _MATH.finditer(text)]
 
 
+def ends_with_abbreviation(text: str) -> bool:
+    """The period ending ``text`` belongs to an abbreviation ("et al.", "e.g.") or an initial, not a sentence end."""
+    before = text.rstrip().rstrip("\"')]").lower()
+    word = before.rsplit(None, 1)[-1] if before.split() else ""
+    word = word.rstrip(".!?")
+    return word in _ABBREVIATIONS or (len(word) == 1 and word.isalpha())
+
+
 def sentence_spans(text: str) -> list[Span]:
     """Split ``text`` into sentences; spans cover the text without leading/trailing blanks."""
     protected = _protected(text)
@@ -33,10 +41,7 @@ def sentence_spans(text: str) -> list[Span]:
         cut = match.start()
         if any(a <= cut < b for a, b in protected):
             continue
-        before = text[start:cut].rstrip("\"')]").lower()
-        word = before.rsplit(None, 1)[-1] if before.split() else ""
-        word = word.rstrip(".!?")
-        if word in _ABBREVIATIONS or (len(word) == 1 and word.isalpha()):
+        if ends_with_abbreviation(text[start:cut]):
             continue
         spans.append(Span(start, cut + len(match.group(0)) - len(match.group(0).lstrip("\"')]"))))
         start = match.end()

@@ -184,3 +184,79 @@ def test_strict_mode_removes_claims_left_without_a_verified_marker():
         TYPED, strict=True)
     assert "40%" not in text and "Rust" not in text and "18.3%" in text
     assert {r.reason.split(" (")[0] for r in removed} == {"number not in the abstract", "no citation"}
+
+
+# ------------------------------------------- held-out grounding set 1 (session 13): one case per kind of miss
+
+BOUNDS = ("We study private learning with user-level privacy. "
+          "We prove a tighter upper bound than the one proved by Ghazi et al. (2023). "
+          "Larger values of the parameter $\\rho$ correspond to a greater degree of nonconvexity. "
+          "For smooth objectives our algorithm converges at rate $\\mathcal{O}(d)$. "
+          "The loss of multi-epoch SGD with heavy-ball momentum becomes unbounded on some convex function. "
+          "The intervention is free of any model-dependent hyperparameters.")
+VISION = ("Monocular depth estimation (MDE) and optical flow estimation (OFE) are pixel-wise regression tasks. "
+          "We propose PatchBox, a square-based patch attack with score-based gradient estimation. "
+          "PatchBox is evaluated on MDE and OFE tasks with 7 models. "
+          "It improves the error of SGD when training ResNet-18 on ImageNet. "
+          "Using PatchBox has two steps. "
+          "The approach has benefits: 1) it is simple 2) it is fast 3) it is cheap. "
+          "Compression is at least 100x better across federated tasks. "
+          "The dataset offers whole-hand tactile perception for robotic hands. "
+          "We explore how vision models solve graph problems with a trainable decoder and an analysis of formulations. "
+          "Our derivations lead to closed-form adjustments, but it is not possible to close the gap with only "
+          "closed-form adjustments. "
+          "Experiments on four Image Aesthetics Assessment (IAA) datasets show that it mitigates the long tail in IAA datasets. "
+          "PatchBox shows superior performance over the state-of-the-art methods across benchmark datasets.")
+HELD = [Source(1, "p-bounds", "Private learning bounds", BOUNDS), Source(2, "p-vision", "PatchBox", VISION)]
+
+
+def test_a_reference_with_et_al_is_one_claim_and_a_marker_after_the_period_is_its_sentences():
+    text, citations, removed = verify("The bound is tighter than the one proved by Ghazi et al. (2023). [1] PatchBox is "
+                                      "evaluated on MDE and OFE tasks with 7 models. [2]", HELD, strict=True)
+    assert [c.paper_id for c in citations] == ["p-bounds", "p-vision"] and removed == []
+    assert "Ghazi et al. (2023). [1] PatchBox" in text
+
+
+def test_a_reversed_comparison_loses_its_marker_even_in_other_words():
+    assert not _kept("The bound is looser than the one proved by Ghazi et al. (2023) [1].", HELD, "p-bounds")
+    assert not _kept("Larger values of the parameter rho correspond to a lesser degree of nonconvexity [1].", HELD, "p-bounds")
+    assert not _kept("PatchBox trails the state-of-the-art methods across benchmark datasets [2].", HELD, "p-vision")
+    assert _kept("PatchBox outperforms the state-of-the-art methods across benchmark datasets [2].", HELD, "p-vision")
+
+
+def test_negations_said_with_a_prefix_or_free_of_are_the_same_negation():
+    assert _kept("The loss of multi-epoch SGD with heavy-ball momentum grows without bound on some convex function [1].",
+                 HELD, "p-bounds")
+    assert _kept("The intervention needs no model-dependent hyperparameters [1].", HELD, "p-bounds")
+    assert not _kept("The intervention needs model-dependent hyperparameters [1].", HELD, "p-bounds")
+    assert not _kept("Closed-form adjustments alone are sufficient to close the gap [2].", HELD, "p-vision")
+
+
+def test_setting_aside_what_the_abstract_states_loses_its_marker():
+    assert not _kept("The dataset offers only fingertip perception rather than whole-hand tactile perception [2].",
+                     HELD, "p-vision")
+
+
+def test_numbers_are_checked_each_time_they_are_written_and_list_enumerators_are_not_numbers():
+    assert _kept("Compression is at least 100x better across federated tasks [2].", HELD, "p-vision")
+    assert not _kept("With 100 clients sampled per round, compression is at least 100x better across federated tasks [2].",
+                     HELD, "p-vision")
+    assert _kept("Using PatchBox takes two steps [2].", HELD, "p-vision")
+    assert not _kept("Using PatchBox takes three steps [2].", HELD, "p-vision")
+
+
+def test_a_numbered_name_must_match_and_formulas_must_be_the_abstracts():
+    assert _kept("It improves the error of SGD when training ResNet-18 on ImageNet [2].", HELD, "p-vision")
+    assert not _kept("It improves the error of SGD when training ResNet-50 on ImageNet [2].", HELD, "p-vision")
+    assert _kept("For smooth objectives the algorithm converges at rate $\\mathcal{O}(d)$ [1].", HELD, "p-bounds")
+    assert not _kept("For smooth objectives the algorithm converges at rate $\\mathcal{O}(\\sqrt{d})$ [1].", HELD, "p-bounds")
+
+
+def test_acronyms_spelled_out_roots_and_common_paraphrases_survive():
+    assert _kept("PatchBox is a square-based patch attack with score-based gradient estimation, evaluated on monocular "
+                 "depth estimation and optical flow estimation with seven models [2].", HELD, "p-vision")
+    assert _kept("It mitigates the long tail in Image Aesthetics Assessment datasets [2].", HELD, "p-vision")
+    assert _kept("The authors probe how vision models solve graph problems with a decoder that is trained [2].",
+                 HELD, "p-vision")
+    assert _kept("The authors analyze formulations and train the decoder end to end, since it is trainable [2].",
+                 HELD, "p-vision")
