@@ -71,14 +71,16 @@ _SYNONYMS: tuple[frozenset[str], ...] = tuple(frozenset(group.split()) for group
     "crucial important essential critical vital",
     "goal goals aim aims objective objectives purpose",
     "various diverse multiple several numerous",
+    "separate separates separating differentiate differentiates differentiating distinguish distinguishes",
 ))
 NEGATIONS = frozenset("not no never none neither nor without cannot cant fail fails failed failing lack lacks lacking unable "
                       "absent absence impossible eliminate eliminates eliminated eliminating avoid avoids avoiding "
-                      "obviate obviates obviating remove removes removed removing struggle struggles struggling".split())
+                      "obviate obviates obviating remove removes removed removing struggle struggles struggling "
+                      "prevent prevents prevented preventing stop stops stopped cease ceases ceased plateau plateaus plateaued".split())
 # opposite directions a finding can be reported in; each side lists words that say the same thing
 _OPPOSITES: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple((frozenset(a.split()), frozenset(b.split())) for a, b in (
     ("outperform outperforms outperformed outperforming beat beats surpass surpasses exceed exceeds superior better best",
-     "underperform underperforms underperformed underperforming trail trails lag lags inferior worse worst short"),
+     "underperform underperforms underperformed underperforming trail trails lag lags inferior worse worst short behind"),
     ("higher highest more greater larger largest bigger increase increases increased increasing raise raises",
      "lower lowest less lesser fewer smaller smallest decrease decreases decreased decreasing reduce reduces reduced reducing "
      "compress compresses compressed compressing"),
@@ -87,7 +89,7 @@ _OPPOSITES: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple((frozenset
     ("faster fastest quicker speedup accelerate accelerates", "slower slowest slowdown slows"),
     ("stronger strongest robust", "weaker weakest fragile brittle"),
     ("preserve preserves preserving preserved maintain maintains maintaining keep keeps retain retains",
-     "change changes changing alter alters altering distort distorts distorting lose loses losing"),
+     "change changes changing alter alters altering distort distorts distorting lose loses losing sacrifice sacrifices sacrificing"),
     ("consistent consistently stable similar same uniform", "vary varies varying inconsistent different differ differs unstable"),
     ("simple simpler simplest easy easier easiest cheap cheaper", "complex complicated hard harder difficult costly expensive"),
     ("succeed succeeds success successful", "fail fails failure unsuccessful"),
@@ -96,10 +98,11 @@ _OPPOSITES: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple((frozenset
     ("dependent depends depend", "independent"),
     ("specific", "agnostic"),
     ("tight tighter tightest sharp sharper", "loose looser loosest"),
-    ("support supports supported supporting confirm confirms confirmed agree agrees",
+    ("support supports supported supporting confirm confirms confirmed agree agrees align aligns aligned",
      "challenge challenges challenged challenging contradict contradicts refute refutes dispute disputes question questions"),
     ("same equal identical unchanged comparable", "higher lower more less greater larger smaller increased reduced"),
 ))
+_LACKING = frozenset("lack lacks lacking absent absence".split())
 _DIRECTION_WORDS = frozenset(w for pair in _OPPOSITES for side in pair for w in side)
 _NEGATING_PREFIXES = ("non", "un", "in", "im", "ir", "il", "dis")
 _NUMBER_WORDS: dict[str, float] = {w: float(i) for i, w in enumerate(
@@ -109,6 +112,8 @@ _NUMBER_WORDS.update({"thirty": 30, "forty": 40, "fifty": 50, "hundred": 100, "t
                       "billion": 10**9, "twice": 2, "double": 2, "doubles": 2, "doubled": 2, "doubling": 2,
                       "triple": 3, "triples": 3, "tripled": 3, "tripling": 3, "half": 0.5, "single": 1})
 _NUMBER = re.compile(r"(?<![A-Za-z0-9.])(?<![A-Za-z]-)(\d+(?:,\d{3})+|\d+(?:\.\d+)?)\s*(%|\\%|percent|x|×|[kKMB](?![A-Za-z]))?(?![A-Za-z0-9])")
+_OWN_NAME = re.compile(r"\b(?:propose|proposes|introduce|introduces|present|presents|named|dubbed|called|termed)\b"
+                       r"[^.;]{0,80}?\b((?=[A-Za-z0-9-]*[A-Z][A-Za-z0-9-]*[A-Z0-9])[A-Z][A-Za-z0-9-]+)")
 _ACRONYM = re.compile(r"((?:[A-Za-z][\w-]*\s+){1,8}?)\(([A-Z][A-Za-z0-9-]*?)s?\)")
 
 
@@ -180,8 +185,11 @@ def numbers(text: str) -> set[float]:
         found.add(round(value, 6))
         if unit == "B":  # "7B" model size: the value, also 7e9 written out
             found.add(value * 10**9)
-    for word in re.findall(r"[a-z]+", text.lower()):
+    words = re.findall(r"[a-z]+", text.lower())
+    for previous, word in zip([""] + words, words):
         if word in _NUMBER_WORDS and word not in ("one", "single", "half"):  # "one of", "a single", "half" are idioms
+            if previous in ("the", "these", "those") and word in ("two", "both"):
+                continue  # "the two distributions": the ones just named, not a count
             found.add(float(_NUMBER_WORDS[word]))
     return found
 
@@ -196,6 +204,7 @@ class Terms:
     negated: list[list[str]] = field(default_factory=list)  # the content stems in each negation's scope, in order
     directions: list[tuple[int, int, set[str]]] = field(default_factory=list)  # (pair, side, context stems) per direction word
     contrasted: list[list[str]] = field(default_factory=list)  # what "rather than" / "instead of" set aside
+    negated_heads: list[set[str]] = field(default_factory=list)  # the first two words after each negation, any kind
     words: set[str] = field(default_factory=set)           # every lower-cased word, for prefix negations
     surface: dict[str, str] = field(default_factory=dict)  # stem -> the word as written
     number_context: dict[float, set[str]] = field(default_factory=dict)  # value -> content stems next to it
@@ -251,24 +260,37 @@ def analyse(text: str) -> Terms:
         return list(dict.fromkeys(stem(w) for w in lowered[max(lo, 0) : hi] if w not in STOPWORDS and w not in NEGATIONS
                                   and w not in _DIRECTION_WORDS and not w[0].isdigit() and w not in _GENERIC))
 
+    negated_until = -1  # "do not depend on": a direction word right after a negation points the other way
     for i, word in enumerate(lowered):
-        if word.endswith("n't") or word in NEGATIONS:
-            terms.negated.append(context(i + 1, i + 6))
+        named = any(c.isupper() for c in words[i][1:])  # "StoP", "LESS": a name, not a negation or a direction
+        if named:
+            pass
+        elif word == "not" and i + 1 < len(lowered) and lowered[i + 1] in ("only", "just", "merely"):
+            continue  # "not only A but B" states both
+        elif word.endswith("n't") or word in NEGATIONS:
+            before = context(i - 3, i) if word in _LACKING else []  # "the guarantees they lack": what is lacking comes first
+            terms.negated.append(context(i + 1, i + 6) + before)
+            negated_until = i + 3
+            terms.negated_heads.append({stem(w) for w in [w for w in lowered[i + 1 : i + 5] if w not in STOPWORDS][:2]})
             if word not in ("remove", "removes", "removed", "removing", "eliminate", "eliminates", "eliminated", "eliminating"):
                 continue
         after = lowered[i + 1] if i + 1 < len(lowered) else ""
         if word == "free" and after in ("of", "from"):  # "free of any hyperparameters": none
             terms.negated.append(context(i + 2, i + 7))
+            terms.negated_heads.append(set())
+            negated_until = i + 4
             continue
         if word == "free" and i > 0:  # "training-free": no training
             terms.negated.append(context(i - 1, i))
+            terms.negated_heads.append(set())
             continue
         if (word, after) in (("rather", "than"), ("instead", "of")):  # "fingertips rather than the whole hand"
             terms.contrasted.append(context(i + 2, i + 7))
         for pair, (up, down) in enumerate(_OPPOSITES):
-            if word in up or word in down:  # what moves: the nearest content word on each side
+            if not named and (word in up or word in down):  # what moves: the nearest content word on each side
                 nearest = [w for w in lowered[max(i - 3, 0) : i] if _is_content(w)][-1:] + [w for w in lowered[i + 1 : i + 5] if _is_content(w)][:1]
-                terms.directions.append((pair, 0 if word in up else 1, {stem(w) for w in nearest}))
+                side = (0 if word in up else 1) ^ (i <= negated_until)
+                terms.directions.append((pair, side, {stem(w) for w in nearest}))
         if word in STOPWORDS or word[0].isdigit() or len(word) < 2:
             continue
         s = stem(word)
@@ -292,6 +314,15 @@ class Abstract:
     title_terms: set[str] = field(default_factory=set)
     acronyms: set[str] = field(default_factory=set)
     expansions: dict[str, set[str]] = field(default_factory=dict)  # "iaa" -> the long form's words and stems
+    _numbered: set[str] = field(default_factory=set)
+
+    def numbered_names(self) -> set[str]:
+        """Every name token, and every two adjacent tokens, without separators: "ResNet 50" and "ResNet-50" are
+        "resnet50"; "CIFAR-100" is not "cifar10"."""
+        if not self._numbered:
+            tokens = [_compact(t) for t in re.findall(r"[A-Za-z0-9]+(?:[-_.][A-Za-z0-9]+)*", unescape_latex_numbers(f"{self.title} {self.text}"))]
+            self._numbered = set(tokens) | {a + b for a, b in zip(tokens, tokens[1:])}
+        return self._numbered
 
     def says(self, i: int) -> set[str]:
         """Sentence i's content stems and names, with the long forms of the acronyms it uses ("MDE": "monocular
@@ -317,7 +348,8 @@ class Abstract:
         for long_form, short in _ACRONYM.findall(f"{title}. {abstract}"):
             words = long_form.split()
             initials = "".join(w[0] for w in words[-len(short):]).lower() if len(short) <= len(words) else ""
-            if initials and short.lower().startswith(initials[:2]):
+            capitals = "".join(c for c in " ".join(words[-len(short):]) if c.isupper())  # "Low-rank gradiEnt Similarity Search"
+            if initials and (short.lower().startswith(initials[:2]) or capitals == short.upper()):
                 names.add(short.lower())
                 names.add(short.lower() + "s")
                 vocabulary.add(stem(short))
@@ -326,8 +358,10 @@ class Abstract:
                     expansions.setdefault(key, set()).update(long_words | {stem(w) for w in long_words})
         title_terms = analyse(title)
         acronyms = {n for n in names if n not in whole.names}
+        # the paper's own method, named where it is introduced: an answer may put it for "our framework" anywhere
+        own = {m.lower() for m in _OWN_NAME.findall(f"{title}. {abstract}")}
         return cls(abstract, title, spans, sentences, vocabulary, names, whole.numbers,
-                   title_terms.names | set(title_terms.weights), acronyms, expansions)
+                   title_terms.names | set(title_terms.weights) | own, acronyms, expansions)
 
 
 @dataclass
@@ -370,7 +404,7 @@ def _name_known(name: str, paper: Abstract) -> bool:
         return True
     parts = [p for p in re.split(r"[-_.]", name) if p]
     if len(parts) > 1 and any(c.isdigit() for c in name):  # "ResNet-50" is not "ResNet-18": the numbered whole must occur
-        return _compact(name) in _compact(unescape_latex_numbers(f"{paper.title} {paper.text}"))
+        return _compact(name) in paper.numbered_names()
     if len(parts) > 1 and all(p in paper.names or stem(p) in paper.vocabulary or p.isdigit() for p in parts):
         return True
     return stem(name) in paper.vocabulary
@@ -428,9 +462,9 @@ def check(claim_text: str, paper: Abstract, min_coverage: float = 0.5) -> Verdic
     unknown_math = _unknown_math_atoms(math, paper)
     if unknown_math:
         return Verdict(False, score, span, f"'{unknown_math[0]}' is not in the abstract's formulas")
-    in_math = numbers(" ".join(math))  # checked as formulas above; their words around them are LaTeX
-    missing_numbers = {n for n in claim.numbers if not _number_supported(
-        n, claim, [paper.sentences[i] for i in chosen], [] if n in in_math else paper.sentences)}
+    in_math = numbers(" ".join(math))  # in formulas the words around a number are LaTeX: the sentence must have it
+    missing_numbers = {n for n in claim.numbers if (n not in _numbers_of(paper, chosen) if n in in_math else not _number_supported(
+        n, claim, [paper.sentences[i] for i in chosen], paper.sentences))}
     if missing_numbers:
         shown = ", ".join(f"{n:g}" for n in sorted(missing_numbers))
         return Verdict(False, score, span, f"number not in the abstract ({shown})")
@@ -442,11 +476,22 @@ def check(claim_text: str, paper: Abstract, min_coverage: float = 0.5) -> Verdic
         return Verdict(False, score, span, f"'{unknown_names[0]}' is not in the abstract")
     nearby = set().union(*(paper.sentences[i].names | set(paper.sentences[i].weights) for i in chosen)) | paper.title_terms
     nearby |= set().union(*(paper.expansions.get(n, set()) for n in set(nearby)))  # "IAA" there: "image aesthetics assessment"
+    if len(chosen) <= 2:  # a summary may take a name from one more sentence that also says part of it
+        for i in range(len(paper.sentences)):
+            extra = [n for n in claim.names if n in paper.sentences[i].names and n not in nearby]
+            if i not in chosen and extra and coverage(claim, support | said[i]) - coverage(claim, support) >= 0.08:
+                nearby |= paper.sentences[i].names | set(paper.sentences[i].weights)
+                break
     elsewhere = sorted(n for n in claim.names if paper.mentions(n) == 1 and n not in nearby and stem(n) not in nearby
                        and not any(part in nearby or stem(part) in nearby for part in re.split(r"[-_.]", n) if len(part) > 2))
     if elsewhere:
         return Verdict(False, score, span, f"'{elsewhere[0]}' is not in the sentences that say this")
-    unknown = [s for s in claim.weights if zipf(claim.surface.get(s, s)) <= _TERM_OF_ART and not _covered(s, paper.vocabulary)
+    likened = _likened_to(claim_text, claim, [paper.sentences[i] for i in chosen] + [
+        paper.sentences[i] for i in range(len(said)) if i not in chosen and coverage(claim, said[i]) >= 0.2])
+    if likened:
+        return Verdict(False, score, span, f"the abstract says this of {likened}, not of the paper")
+    unknown = [s for s in claim.weights if claim.weights[s] > 0.15 and zipf(claim.surface.get(s, s)) <= _TERM_OF_ART
+               and not _covered(s, paper.vocabulary)
                and claim.surface.get(s, s) not in _DIRECTION_WORDS and synonyms(s) == {s}]
     if unknown:
         return Verdict(False, score, span, f"'{unknown[0]}' is not in the abstract")
@@ -457,6 +502,29 @@ def check(claim_text: str, paper: Abstract, min_coverage: float = 0.5) -> Verdic
     if sum(new.values()) >= _UNSUPPORTED_MASS:
         return Verdict(False, score, span, f"'{max(new, key=new.__getitem__)}' is not in the abstract")
     return Verdict(True, score, span)
+
+
+_LIKE = re.compile(r"\b(?:like|unlike|just as|as in|as with|as do|as does|similar to|similarly to|in line with)\s+([^,;]{3,80}?),",
+                   re.IGNORECASE)
+_SIMILARITY_CUES = frozenset("like similar similarly same following follows follow share shares inherit inherits".split())
+
+
+def _likened_to(claim_text: str, claim: Terms, support: list[Terms]) -> str:
+    """"Like X, the method does Z" where a sentence of the abstract says that X does Z and likens nothing: the claim
+    gives the paper what the abstract says of X. Returns X, or "" when the claim likens nothing or no such sentence."""
+    match = _LIKE.search(unescape_latex_numbers(claim_text))
+    if not match or match.group(0).lower().startswith("unlike"):
+        return ""
+    compared = analyse(match.group(1))
+    words = [w for w in compared.weights if compared.weights[w] > 0.15] or list(compared.weights)
+    rest = Terms(weights={w: v for w, v in claim.weights.items() if w not in compared.weights})
+    for terms in support:
+        said = set(terms.weights) | _names_as_stems(terms)
+        if terms.words & _SIMILARITY_CUES or not words:
+            continue
+        if sum(_covered(w, said) for w in words) >= max(1, 0.6 * len(words)) and coverage(rest, said) >= 0.3:
+            return match.group(1).strip()
+    return ""
 
 
 def _plain(text: str) -> str:
@@ -528,8 +596,8 @@ def _prefix_negated(words: set[str], other: set[str]) -> str:
 
 
 # words with which an abstract sets its method against another: a claim's "instead of X" may restate them
-_CONTRAST_CUES = frozenset("unlike instead rather replace replaces replacing replaced depart departs departing over than versus vs "
-                           "beyond existing conventional traditional previous prior standard classical".split())
+_CONTRAST_CUES = frozenset("unlike instead rather replace replaces replacing replaced depart departs departing than versus vs "
+                           "existing conventional traditional previous prior standard classical".split())
 
 
 def _polarity_conflict(claim: Terms, support: list[Terms]) -> str:
@@ -540,8 +608,8 @@ def _polarity_conflict(claim: Terms, support: list[Terms]) -> str:
     # (not a term the claim itself uses: "unlabeled data" is a thing, not a negation)
     prefixed = {stem(w[len(p):]) for w in support_words - claim.words for p in _NEGATING_PREFIXES
                 if w.startswith(p) and len(w) - len(p) >= 4}
-    for scope in claim.negated:
-        if not any(set(scope) & set(other) or not scope for other in support_negated) and not set(scope[:2]) & prefixed:
+    for scope, heads in zip(claim.negated, claim.negated_heads):
+        if not any(set(scope) & set(other) or not scope for other in support_negated) and not (set(scope[:2]) | heads) & prefixed:
             return "negates what the abstract states"
     if claim.contrasted and not support_negated and not any(t.contrasted for t in support) and not support_words & _CONTRAST_CUES:
         # "only fingertip perception rather than whole-hand" where the abstract states whole-hand perception

@@ -98,8 +98,11 @@ def write_corpus(cases: list[dict[str, Any]], corpus: dict[str, dict[str, Any]],
 
 
 def normalize(text: str) -> str:
-    """Markers removed, ``\\%`` -> ``%``, case and whitespace folded."""
-    text = _MARKERS.sub(" ", text).replace("\\%", "%")
+    """Markers removed, LaTeX as the reader sees it (``\\%`` -> ``%``, ``$\\varepsilon$`` -> ``ε``: answers are shown
+    unescaped), case and whitespace folded."""
+    from assistant.claims import unescape_latex_numbers
+
+    text = unescape_latex_numbers(_MARKERS.sub(" ", text))
     return " ".join(text.split()).casefold()
 
 

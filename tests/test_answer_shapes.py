@@ -342,3 +342,20 @@ def test_a_paper_named_by_title_joins_only_if_the_question_names_it_and_the_lead
     question = "Which real e-commerce dataset was used to evaluate online assortment and price optimization under contextual choice models?"
     idf = {**_idf(question), "commerc": 9.0}  # rare in the corpus: most of what the lead never mentions, and eCeLLM's title holds it
     assert with_named_paper(question, idf, evidence[:1], evidence) == evidence[:1]  # but the question does not name eCeLLM
+
+
+def test_a_question_writing_a_formula_as_the_abstract_shows_it_is_not_a_near_miss():
+    """"ℓ_p" in the question and "$\\ell_p$" (shown as "ℓ_p") in the paper are the same term (held-out grounding set 2)."""
+    from assistant.evidence import Evidence
+    from assistant.selection import unanswered
+    from assistant.types import Source
+    from vectorstore.keyword import query_terms
+
+    paper = Source(1, "c", "Coresets for Multiple ℓ_p Regression",
+                   "We construct coresets for multiple ℓ_p regression of size independent of the number of responses.")
+    evidence = [Evidence(paper, [(0, 98, 0.9)])]
+    question = "Are the coresets for multiple ℓ_p regression independent of the number of responses?"
+    idf = {t: 6.0 if "ℓ" in t else 1.0 for t in query_terms(question)}  # the rare term weighs most, as in a real store
+    assert not unanswered(question, idf, evidence)
+    elsewhere = Source(1, "d", "Coresets for least squares", "We construct coresets for least squares regression.")
+    assert "ℓ_p" in unanswered(question, idf, [Evidence(elsewhere, [(0, 52, 0.9)])])

@@ -260,3 +260,58 @@ def test_acronyms_spelled_out_roots_and_common_paraphrases_survive():
                  HELD, "p-vision")
     assert _kept("The authors analyze formulations and train the decoder end to end, since it is trainable [2].",
                  HELD, "p-vision")
+
+
+# ------------------------------------------- held-out grounding set 2 (session 13): one case per kind of miss
+
+SCALING = ("Low-rank gradiEnt Similarity Search (LESS) selects instruction data. "
+           "Experiments show that training on a LESS-selected 5% of the data can often outperform the full dataset. "
+           "Model quality continues to improve as we scale tokens per parameter. "
+           "Dedicated training approaches are proposed to avoid modality dominance. "
+           "The model understands not only visual frames and audio events, but speech as well. "
+           "We propose StoP, which conditions the model on stochastic positions. "
+           "Prior work could achieve comparable guarantees only for even k in general. "
+           "Like prior work, we use a Gaussian prior over positions. "
+           "We provide upper and lower bounds which are independent of n in the mean-field regime. "
+           "RobustSL has the speed of earlier data structures, while providing robustness guarantees that are absent in "
+           "the previous work. "
+           "Our framework utilizes text supervision and is grounded in the physical principles of sound propagation. "
+           "We provide evidence that the two text distributions are consistently separable. "
+           "Experiments on CIFAR-100 show that the method is accurate. "
+           "Any single-message protocol must incur error $\\Omega(n^{d/(d+2)})$.")
+SCALE = [Source(1, "p-scale", "Selecting data with LESS", SCALING)]
+
+
+def _wrongly_judged(cases: list[tuple[str, bool]]) -> list[str]:
+    """The claims (each cited [1] to SCALE's paper) whose marker was kept when it should go, or the reverse."""
+    return [claim for claim, keep in cases if _kept(claim, SCALE, "p-scale") != keep]
+
+
+def test_second_held_out_negation_kinds():
+    assert _wrongly_judged([
+        ("Dedicated training approaches are proposed to prevent modality dominance [1].", True),  # prevent = avoid
+        ("The model understands visual frames, audio events and speech [1].", True),  # "not only" negates nothing
+        ("StoP conditions the model on stochastic positions [1].", True),  # a name, not "stop"
+        ("Model quality stops improving as we scale tokens per parameter [1].", False),
+        ("The bounds do not depend on n [1].", True),  # "independent of n"
+        ("RobustSL keeps the speed of earlier data structures and adds the robustness guarantees they lack [1].", True),
+    ]) == []
+
+
+def test_a_claim_likening_the_paper_to_prior_work_must_have_the_abstract_liken_it_too():
+    assert _wrongly_judged([
+        ("Just as in prior work, the method achieves comparable guarantees only for even k [1].", False),
+        ("Like prior work, the method uses a Gaussian prior over positions [1].", True),
+    ]) == []
+
+
+def test_second_held_out_names_numbers_and_paraphrases():
+    assert _wrongly_judged([
+        ("Training on 5% of the data chosen by Low-rank gradient similarity search often outperforms the full dataset [1].", True),
+        ("LESS leverages text supervision and is grounded in the physical principles of sound propagation [1].", True),
+        ("The study finds that the two text distributions are consistently separable [1].", True),
+        ("Experiments on CIFAR-10 show that the method is accurate [1].", False),
+        ("Experiments on CIFAR-100 show that the method is accurate [1].", True),
+        ("Any single-message protocol must incur error $\\Omega(n^{d/(d+2)})$ [1].", True),
+        ("Any single-message protocol must incur error $\\Omega(n^{d/(d+4)})$ [1].", False),
+    ]) == []
