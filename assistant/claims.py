@@ -8,7 +8,9 @@ sentence of its abstract, or two of them together, cover the claim's content and
    on one side that the other contradicts;
 3. the claim's rare terms (names of methods, data sets, baselines and models, sizes, and words
    that are rare in English) occur in the abstract, allowing inflections, a few common
-   paraphrases and the abstract's own acronym definitions.
+   paraphrases and the abstract's own acronym definitions; numbered names whole ("ResNet-50")
+   and formulas' symbols as the abstract writes them;
+4. "Like X, the method does Z" is not what the abstract says of X alone.
 
 Everything here is deterministic and lexical: stems from PyStemmer (the keyword index's
 analyser) and word rarity from ``wordfreq``'s English frequency lists, both shipped offline.
@@ -72,6 +74,9 @@ _SYNONYMS: tuple[frozenset[str], ...] = tuple(frozenset(group.split()) for group
     "goal goals aim aims objective objectives purpose",
     "various diverse multiple several numerous",
     "separate separates separating differentiate differentiates differentiating distinguish distinguishes",
+    "revisit revisits reconsider reconsiders reexamine reexamines",
+    "usually typically commonly generally often",
+    "keep keeps keeping maintain maintains maintaining retain retains retaining",
 ))
 NEGATIONS = frozenset("not no never none neither nor without cannot cant fail fails failed failing lack lacks lacking unable "
                       "absent absence impossible eliminate eliminates eliminated eliminating avoid avoids avoiding "
@@ -160,11 +165,14 @@ def synonyms(word_stem: str) -> frozenset[str]:
     return _SYN.get(word_stem, frozenset((word_stem,)))
 
 
+_SUPERSCRIPTS = str.maketrans({c: f"^{d}" for c, d in zip("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")})  # "ε²" as "ε^2", like LaTeX
+
+
 def unescape_latex_numbers(text: str) -> str:
     """Claims and abstracts compared as the reader sees them: LaTeX as plain text (``70.7\\%`` = ``70.7%``)."""
     from ingest.cleaning import unescape_latex
 
-    return unescape_latex(text).replace("\\times", "×").replace("$", "")
+    return unescape_latex(text).replace("\\times", "×").replace("$", "").translate(_SUPERSCRIPTS)
 
 
 _ENUMERATOR = re.compile(r"(?:(?<=[\s:;,])|^)\(?(?:\d{1,2}|[ivx]{1,4})\)(?=\s)")  # "1) it enables", "(ii) the"
@@ -243,8 +251,8 @@ def analyse(text: str) -> Terms:
             value = None
         if value is None:
             continue
-        near = {stem(w) for w in [w for w in lowered[max(i - 6, 0) : i] if _is_content(w)][-3:]
-                + [w for w in lowered[i + 1 : i + 7] if _is_content(w)][:3]}
+        near = {stem(w) for w in [w for w in lowered[max(i - 9, 0) : i] if _is_content(w)][-3:]
+                + [w for w in lowered[i + 1 : i + 10] if _is_content(w)][:3]}
         relative = bool(_RELATIVE_CUES & set(lowered[max(i - 3, 0) : i] + lowered[i + 1 : i + 4]))
         for scale in (1, 1000, 10**6, 10**9):
             if round(value * scale, 6) in terms.numbers:
@@ -263,11 +271,9 @@ def analyse(text: str) -> Terms:
     negated_until = -1  # "do not depend on": a direction word right after a negation points the other way
     for i, word in enumerate(lowered):
         named = any(c.isupper() for c in words[i][1:])  # "StoP", "LESS": a name, not a negation or a direction
-        if named:
-            pass
-        elif word == "not" and i + 1 < len(lowered) and lowered[i + 1] in ("only", "just", "merely"):
+        if not named and word == "not" and lowered[i + 1 : i + 2] in (["only"], ["just"], ["merely"]):
             continue  # "not only A but B" states both
-        elif word.endswith("n't") or word in NEGATIONS:
+        if not named and (word.endswith("n't") or word in NEGATIONS):
             before = context(i - 3, i) if word in _LACKING else []  # "the guarantees they lack": what is lacking comes first
             terms.negated.append(context(i + 1, i + 6) + before)
             negated_until = i + 3
@@ -463,8 +469,9 @@ def check(claim_text: str, paper: Abstract, min_coverage: float = 0.5) -> Verdic
     if unknown_math:
         return Verdict(False, score, span, f"'{unknown_math[0]}' is not in the abstract's formulas")
     in_math = numbers(" ".join(math))  # in formulas the words around a number are LaTeX: the sentence must have it
-    missing_numbers = {n for n in claim.numbers if (n not in _numbers_of(paper, chosen) if n in in_math else not _number_supported(
-        n, claim, [paper.sentences[i] for i in chosen], paper.sentences))}
+    supporting = [paper.sentences[i] for i in chosen]
+    missing_numbers = {n for n in claim.numbers if n not in _numbers_of(paper, chosen)} & in_math
+    missing_numbers |= {n for n in claim.numbers - in_math if not _number_supported(n, claim, supporting, paper.sentences)}
     if missing_numbers:
         shown = ", ".join(f"{n:g}" for n in sorted(missing_numbers))
         return Verdict(False, score, span, f"number not in the abstract ({shown})")
@@ -561,8 +568,9 @@ def _unknown_math_atoms(math: list[str], paper: Abstract) -> list[str]:
 
 
 def _number_supported(value: float, claim: Terms, support: list[Terms], everywhere: list[Terms]) -> bool:
-    """The value appears in a support sentence, said of the same thing (a shared word next to it); a value the
-    claim gives as a difference ("70.7% higher than") must be one there too (not "achieving 70.7%")."""
+    """The value appears in a support sentence, said of the same thing (a shared word next to it), and each other
+    time the claim writes it, some sentence of ``everywhere`` (the abstract) says it of that; a value the claim gives
+    as a difference ("70.7% higher than") must be one there too (not "achieving 70.7%")."""
     # each time the claim writes the value ("a 100x gain ... with 100 clients"), it must be said of the same thing
     contexts = [near for v, near in claim.occurrences if v == value] or [frozenset(claim.number_context.get(value, set()))]
 
@@ -574,7 +582,7 @@ def _number_supported(value: float, claim: Terms, support: list[Terms], everywhe
                     return True
         return False
 
-    return any(said(mine) for mine in contexts) and (not everywhere or all(said(mine, everywhere) for mine in contexts))
+    return any(said(mine) for mine in contexts) and all(said(mine, everywhere) for mine in contexts)
 
 
 def _names_as_stems(terms: Terms) -> set[str]:
@@ -597,7 +605,7 @@ def _prefix_negated(words: set[str], other: set[str]) -> str:
 
 # words with which an abstract sets its method against another: a claim's "instead of X" may restate them
 _CONTRAST_CUES = frozenset("unlike instead rather replace replaces replacing replaced depart departs departing than versus vs "
-                           "existing conventional traditional previous prior standard classical".split())
+                           "existing current conventional traditional previous prior standard classical".split())
 
 
 def _polarity_conflict(claim: Terms, support: list[Terms]) -> str:
