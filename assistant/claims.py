@@ -320,22 +320,12 @@ class Abstract:
     title_terms: set[str] = field(default_factory=set)
     acronyms: set[str] = field(default_factory=set)
     expansions: dict[str, set[str]] = field(default_factory=dict)  # "iaa" -> the long form's words and stems
-    _numbered: set[str] = field(default_factory=set)
-
-    def numbered_names(self) -> set[str]:
-        """Every name token, and every two adjacent tokens, without separators: "ResNet 50" and "ResNet-50" are
-        "resnet50"; "CIFAR-100" is not "cifar10"."""
-        if not self._numbered:
-            tokens = [_compact(t) for t in re.findall(r"[A-Za-z0-9]+(?:[-_.][A-Za-z0-9]+)*", unescape_latex_numbers(f"{self.title} {self.text}"))]
-            self._numbered = set(tokens) | {a + b for a, b in zip(tokens, tokens[1:])}
-        return self._numbered
-
-    def says(self, i: int) -> set[str]:
-        """Sentence i's content stems and names, with the long forms of the acronyms it uses ("MDE": "monocular
-        depth estimation")."""
-        terms = self.sentences[i]
-        said = set(terms.weights) | _names_as_stems(terms)
-        return said.union(*(self.expansions.get(n, set()) for n in terms.names))
+    # per sentence: its content stems and names, with the long forms of the acronyms it uses ("MDE": "monocular
+    # depth estimation")
+    said: list[set[str]] = field(default_factory=list)
+    # every name token and every two adjacent ones, without separators: "ResNet 50" and "ResNet-50" are "resnet50";
+    # "CIFAR-100" is not "cifar10"
+    numbered: set[str] = field(default_factory=set)
 
     def mentions(self, name: str) -> int:
         """In how many sentences the abstract names ``name`` (a paper's own method recurs; a one-off detail does not)."""
@@ -366,8 +356,11 @@ class Abstract:
         acronyms = {n for n in names if n not in whole.names}
         # the paper's own method, named where it is introduced: an answer may put it for "our framework" anywhere
         own = {m.lower() for m in _OWN_NAME.findall(f"{title}. {abstract}")}
+        said = [(set(t.weights) | _names_as_stems(t)).union(*(expansions.get(n, set()) for n in t.names)) for t in sentences]
+        tokens = [_compact(t) for t in _NAME_TOKEN.findall(unescape_latex_numbers(f"{title} {abstract}"))]
+        numbered = set(tokens) | {a + b for a, b in zip(tokens, tokens[1:])}
         return cls(abstract, title, spans, sentences, vocabulary, names, whole.numbers,
-                   title_terms.names | set(title_terms.weights) | own, acronyms, expansions)
+                   title_terms.names | set(title_terms.weights) | own, acronyms, expansions, said, numbered)
 
 
 @dataclass
@@ -410,7 +403,7 @@ def _name_known(name: str, paper: Abstract) -> bool:
         return True
     parts = [p for p in re.split(r"[-_.]", name) if p]
     if len(parts) > 1 and any(c.isdigit() for c in name):  # "ResNet-50" is not "ResNet-18": the numbered whole must occur
-        return _compact(name) in paper.numbered_names()
+        return _compact(name) in paper.numbered
     if len(parts) > 1 and all(p in paper.names or stem(p) in paper.vocabulary or p.isdigit() for p in parts):
         return True
     return stem(name) in paper.vocabulary
@@ -436,7 +429,7 @@ def check(claim_text: str, paper: Abstract, min_coverage: float = 0.5) -> Verdic
     if verbatim is not None:
         return Verdict(True, 1.0, verbatim)
     # the best sentence, then the best second sentence for a claim that condenses two
-    said = [paper.says(i) for i in range(len(paper.sentences))]
+    said = paper.said
     scored = sorted(((coverage(claim, said[i]), i) for i in range(len(said))), reverse=True)
     if not scored:
         return Verdict(False, 0.0, reason="empty abstract")

@@ -247,13 +247,13 @@ def _slot_empty(slot: Slot | None, question: str, group: list[Evidence]) -> bool
 
 def _missing(weight: dict[str, float], surface: dict[str, str], group: list[Evidence]) -> list[str]:
     """The question's terms that the papers of ``group`` never mention (LaTeX "L^2" read as "L2", acronyms written out)."""
-    text = " ".join(_math_plain(f"{ev.source.title} {ev.source.abstract}") for ev in group)
+    text = " ".join(_scripts_as_words(f"{ev.source.title} {ev.source.abstract}") for ev in group)
     present = _terms([text])
     return [t for t in weight if t not in present and not _spelled_out(surface.get(t, t), text)
-            and not (_terms([_math_plain(surface.get(t, t))]) or {t}) <= present]  # "ℓ_p" in the question, "ℓ_p" there
+            and not (_terms([_scripts_as_words(surface.get(t, t))]) or {t}) <= present]  # "ℓ_p" in the question, "ℓ_p" there
 
 
-def _math_plain(text: str) -> str:
+def _scripts_as_words(text: str) -> str:
     """Scripts and the script l as words ("L^2", "ℓ_p": "L2", "lp"), on both sides of a comparison."""
     return re.sub(r"(?<=\w)_(?=\w)", "", _SCRIPT.sub(r"\1\2", text).replace("\u2113", "l"))
 
