@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from assistant import entailment
 from ingest.chunking import sentence_spans
 from vectorstore.text import FUNCTION_WORDS as STOPWORDS
 
@@ -371,6 +372,7 @@ class Verdict:
     score: float                     # weighted share of the claim's content the support covers, in [0, 1]
     span: tuple[int, int] = (0, 0)   # the best supporting sentence (its character span in the abstract)
     reason: str = ""                 # why it is not supported
+    evidence: tuple[tuple[int, int], ...] = ()  # the one or two sentences checked against, in abstract order
 
 
 _DERIVATION = re.compile(r"(?:abl|ibl|ment|ness|iti|i|e)$")
@@ -420,14 +422,15 @@ _UNSUPPORTED_MASS = 1.75  # about two uncommon content words the abstract never 
 _TERM_OF_ART = 2.5  # Zipf frequency (wordfreq) at or below which a lower-case word is a term of art, not a paraphrase
 
 
-def check(claim_text: str, paper: Abstract, min_coverage: float = 0.5) -> Verdict:
-    """Is ``claim_text`` entailed by one or two sentences of ``paper``? Returns the verdict with its reason."""
+def check(claim_text: str, paper: Abstract, min_coverage: float = 0.5, learned: bool = True) -> Verdict:
+    """Is ``claim_text`` entailed by one or two sentences of ``paper``? Returns the verdict with its reason.
+    ``learned=False`` skips the entailment model (a claim about several papers at once, which it was not trained on)."""
     claim = analyse(claim_text)
     if not claim.weights:
         return Verdict(False, 0.0, reason="claims nothing")
     verbatim = _verbatim(claim_text, paper)
     if verbatim is not None:
-        return Verdict(True, 1.0, verbatim)
+        return Verdict(True, 1.0, verbatim, evidence=(verbatim,))
     # the best sentence, then the best second sentence for a claim that condenses two
     said = paper.said
     scored = sorted(((coverage(claim, said[i]), i) for i in range(len(said))), reverse=True)
@@ -455,6 +458,7 @@ def check(claim_text: str, paper: Abstract, min_coverage: float = 0.5) -> Verdic
                 break
     score = coverage(claim, support)
     span = paper.spans[best]
+    evidence = tuple(paper.spans[i] for i in sorted(chosen))
     if score < min_coverage:
         return Verdict(False, score, span, "no sentence of the abstract says this")
     math = _MATH.findall(claim_text)
@@ -501,7 +505,9 @@ def check(claim_text: str, paper: Abstract, min_coverage: float = 0.5) -> Verdic
            and claim.surface.get(s, s) not in _DIRECTION_WORDS}
     if sum(new.values()) >= _UNSUPPORTED_MASS:
         return Verdict(False, score, span, f"'{max(new, key=new.__getitem__)}' is not in the abstract")
-    return Verdict(True, score, span)
+    if learned and entailment.contradicted(claim_text, " ".join(paper.text[a:b] for a, b in evidence)):
+        return Verdict(False, score, span, "the abstract says otherwise (entailment model)", evidence)
+    return Verdict(True, score, span, evidence=evidence)
 
 
 _LIKE = re.compile(r"\b(?:like|unlike|just as|as in|as with|as do|as does|similar to|similarly to|in line with)\s+([^,;]{3,80}?),",

@@ -58,10 +58,10 @@ class _Papers:
         they must entail it, and each must support part of it."""
         joint = Abstract.of(" ".join(self.by_number[n].title for n in numbers),
                             " ".join(self.by_number[n].abstract for n in numbers))
-        together = check(claim_text, joint)
+        together = check(claim_text, joint, learned=False)
         out = {}
         for n in numbers:
-            own = check(claim_text, self.prepared[n], min_coverage=_GROUP_SHARE)
+            own = check(claim_text, self.prepared[n], min_coverage=_GROUP_SHARE, learned=False)
             if not together.supported:
                 out[n] = Verdict(False, own.score, own.span, together.reason)
             elif own.score < _GROUP_SHARE:

@@ -146,3 +146,27 @@ def test_out_of_range_marker_is_dropped(bench):
     answer = bench.assistant.ask(bench.titles[case["paper"]])
     assert "[9]" in bench.server.last.answer
     assert not grounding.is_kept(answer, case["claim"], case["paper"]), answer.text
+
+
+def test_the_opt_in_entailment_model_runs_on_the_openai_engines_claims(bench, monkeypatch):
+    from assistant import entailment
+
+    monkeypatch.setenv("PAPERCHAT_ENTAILMENT_CHECK", "true")
+    entailment.model.cache_clear()
+    calls: list[list[tuple[str, str]]] = []
+    scores = entailment.EntailmentModel.scores
+
+    def spy(self, pairs):
+        calls.append(pairs)
+        return scores(self, pairs)
+
+    monkeypatch.setattr(entailment.EntailmentModel, "scores", spy)
+    try:
+        claim = "By loading only the Top-K critical KV cache pages for attention, Quest speeds up self-attention a lot without losing accuracy."
+        bench.server.script(claim + " [{A}]", A=bench.titles["icml2024-poster-34319"])
+        answer = bench.assistant.ask(bench.titles["icml2024-poster-34319"])
+        assert any(c == claim.rstrip(".") or c.startswith("By loading only") for pairs in calls for c, _ in pairs), calls
+        assert any("Top-K critical KV cache pages" in e for pairs in calls for _, e in pairs)
+        assert grounding.is_kept(answer, claim, "icml2024-poster-34319"), answer.text
+    finally:
+        entailment.model.cache_clear()

@@ -1,0 +1,117 @@
+"""The learned entailment check (assistant/entailment.py): the shipped weights on the packaged MiniLM, as
+``claims.check`` and ``grounding.verify`` use them. The claims are written for these tests from the seed
+abstracts, not taken from any grounding case set."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from assistant import entailment
+from assistant.claims import Abstract, check
+from assistant.grounding import verify
+from assistant.types import Source
+from vectorstore.settings import Settings
+
+SEED = Path(__file__).resolve().parents[1] / "ingest" / "data"
+
+
+def _seed(title_start: str) -> Source:
+    for path in sorted(SEED.glob("*.jsonl")):
+        for line in path.open():
+            row = json.loads(line)
+            if row.get("title", "").startswith(title_start):
+                return Source(1, row["id"], row["title"], row["abstract"])
+    raise LookupError(title_start)
+
+
+@pytest.fixture(scope="module")
+def papers() -> dict[str, Source]:
+    return {"space": _seed("SPACE"), "ginn": _seed("Geometry-Informed"), "nester": _seed("Dataflow-Guided")}
+
+
+@pytest.fixture(autouse=True)
+def learned_check_on(monkeypatch: pytest.MonkeyPatch):
+    """The check is opt-in (PAPERCHAT_ENTAILMENT_CHECK=true); these tests turn it on."""
+    monkeypatch.setenv("PAPERCHAT_ENTAILMENT_CHECK", "true")
+    entailment.model.cache_clear()
+    yield
+    entailment.model.cache_clear()
+
+
+def _verdict(claim: str, source: Source):
+    return check(claim, Abstract.of(source.title, source.abstract))
+
+
+REVERSED = [  # (paper, a claim that reverses one of its sentences in words the lexical rules do not list)
+    ("space", "The authors argue that unsupervised pre-training on DNA sequences alone already yields optimal results."),
+]
+FAITHFUL = [  # (paper, a faithful rewording, partial claims and numbers included)
+    ("space", "SPACE uses a Mixture of Experts to capture relationships between DNA sequences across species and genomic profiles."),
+    ("ginn", "GINNs train shape-generative neural fields without any data, using design requirements given as objectives and constraints."),
+    ("nester", "On ManyTypes4Py, Nester reaches 70.7% Top-1 Exact Match."),
+    ("nester", "Nester is 18.3% higher than HiTyper in Top-1 Exact Match."),
+    ("space", "According to the authors, pure DNA sequences lack sufficient information because genomic profiles such as "
+              "chromatin accessibility regulate their functions."),
+    ("ginn", "Adding diversity as an explicit constraint lets GINNs avoid mode-collapse and generate several diverse solutions."),
+]
+
+
+@pytest.mark.parametrize("paper,claim", REVERSED)
+def test_a_reversal_in_other_words_passes_the_rules_but_not_the_model(papers, paper, claim, monkeypatch):
+    on = _verdict(claim, papers[paper])
+    assert not on.supported and "entailment model" in on.reason, on
+    monkeypatch.setenv("PAPERCHAT_ENTAILMENT_CHECK", "false")
+    entailment.model.cache_clear()
+    assert _verdict(claim, papers[paper]).supported, "the lexical rules alone should let this through"
+
+
+@pytest.mark.parametrize("paper,claim", FAITHFUL)
+def test_faithful_rewordings_keep_their_marker(papers, paper, claim):
+    verdict = _verdict(claim, papers[paper])
+    assert verdict.supported, verdict
+
+
+def test_the_removed_marker_says_why_in_the_answer(papers):
+    source = papers["space"]
+    text, citations, removed = verify(REVERSED[0][1] + " [1]", [source])
+    assert citations == [] and "[1]" not in text
+    assert [r.reason for r in removed] == ["the abstract says otherwise (entailment model)"]
+
+
+def test_quotes_terse_claims_and_claims_the_rules_drop_never_run_the_model(papers, monkeypatch):
+    def refuse(self, pairs):
+        raise AssertionError("the model ran")
+
+    monkeypatch.setattr(entailment.EntailmentModel, "scores", refuse)
+    nester = papers["nester"]
+    quote = next(s for s in nester.abstract.split(". ") if "ManyTypes4Py" in s) + "."
+    assert _verdict(quote, nester).supported
+    wrong = _verdict("Nester outperforms HiTyper by 28.3% on ManyTypes4Py.", nester)
+    assert not wrong.supported and "number" in wrong.reason
+    assert _verdict("Nester reaches 70.7% Top-1 Exact Match.", nester).supported  # under MIN_WORDS words
+
+
+def test_the_setting_turns_the_model_off_and_bad_values_are_refused(monkeypatch):
+    assert entailment.model() is not None
+    monkeypatch.delenv("PAPERCHAT_ENTAILMENT_CHECK")
+    entailment.model.cache_clear()
+    assert entailment.model() is None, "off by default"
+    monkeypatch.setenv("PAPERCHAT_ENTAILMENT_CHECK", "false")
+    entailment.model.cache_clear()
+    assert entailment.model() is None
+    assert not entailment.contradicted("anything", "at all")
+    monkeypatch.setenv("PAPERCHAT_ENTAILMENT_CHECK", "sometimes")
+    with pytest.raises(ValidationError, match="entailment_check"):
+        Settings()
+
+
+def test_the_shipped_weights_are_small_and_fit_the_packaged_model():
+    assert entailment.WEIGHTS.is_file() and entailment.WEIGHTS.stat().st_size < 2_000_000
+    model = entailment.model()
+    assert model is not None
+    scores = model.scores([("Nester achieves 70.7% Top-1 Exact Match.", "Nester achieves 70.7\\% Top-1 Exact Match.")] * 2)
+    assert len(scores) == 2 and scores[0] == pytest.approx(scores[1]) and scores[0] > entailment.THRESHOLD
