@@ -422,9 +422,9 @@ _UNSUPPORTED_MASS = 1.75  # about two uncommon content words the abstract never 
 _TERM_OF_ART = 2.5  # Zipf frequency (wordfreq) at or below which a lower-case word is a term of art, not a paraphrase
 
 
-def check(claim_text: str, paper: Abstract, min_coverage: float = 0.5, learned: bool = True) -> Verdict:
+def check(claim_text: str, paper: Abstract, min_coverage: float = 0.5, learned: bool = False) -> Verdict:
     """Is ``claim_text`` entailed by one or two sentences of ``paper``? Returns the verdict with its reason.
-    ``learned=False`` skips the entailment model (a claim about several papers at once, which it was not trained on)."""
+    ``learned=True``: a claim the rules keep must also pass the entailment model (``assistant/entailment.py``)."""
     claim = analyse(claim_text)
     if not claim.weights:
         return Verdict(False, 0.0, reason="claims nothing")

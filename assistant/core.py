@@ -426,7 +426,8 @@ class Assistant:
         t0 = time.perf_counter()
         sources = [ev.source for ev in selected]
         turn.text, turn.citations, turn.removed = verify(
-            text, sources, turn.question, attribute=ATTRIBUTE_SUPPORT if engine.free_text else None, strict=engine.free_text)
+            text, sources, turn.question, attribute=ATTRIBUTE_SUPPORT if engine.free_text else None, strict=engine.free_text,
+            learned=engine.free_text and self.settings.entailment_check)
         turn.timings["verify"] = time.perf_counter() - t0
         if engine.free_text and not turn.citations:
             # nothing the model wrote could be checked against the abstracts: show what they do say

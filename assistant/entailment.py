@@ -10,7 +10,8 @@ ICML 2024 abstracts (``python -m benchmarks.train_entailment``; the weights ship
 
 It runs only on claims of at least ``MIN_WORDS`` words that are not verbatim quotes (the extractive
 engine never needs it; on terse claims, which it was not trained on, it drops faithful ones) and loads
-torch and the model on first use (seconds, once). It is off unless ``PAPERCHAT_ENTAILMENT_CHECK=true``: on
+torch and the model on first use (seconds, once). ``check(..., learned=True)`` runs it; the ``Assistant``
+asks for that only when ``Settings.entailment_check`` is on (``PAPERCHAT_ENTAILMENT_CHECK=true``): on
 held-out cases it removes more unsupported markers, but it also drops some terse faithful claims unlike
 the ones it was trained on (README, Quality, "Learned entailment check").
 """
@@ -87,20 +88,15 @@ def prepare(claim: str, evidence: str) -> tuple[str, str]:
 
 
 @lru_cache(maxsize=1)
-def model() -> EntailmentModel | None:
-    """The shared model, or None when the check is off or its weights are missing."""
+def model() -> EntailmentModel:
+    """The shared model, loaded on first use."""
     from vectorstore.embeddings import embedding_model_path
-    from vectorstore.settings import DEFAULT_EMBEDDING_MODEL, Settings
+    from vectorstore.settings import DEFAULT_EMBEDDING_MODEL
 
-    if not Settings().entailment_check or not WEIGHTS.is_file():
-        return None
     return EntailmentModel(embedding_model_path(DEFAULT_EMBEDDING_MODEL))
 
 
 def contradicted(claim: str, evidence: str) -> bool:
-    """True when the model reads ``claim`` as not entailed by ``evidence`` (False when the check is off)."""
-    if len(_WORD.findall(claim)) < MIN_WORDS:
-        return False
-    entail = model()
-    return entail is not None and entail.scores([(claim, evidence)])[0] < THRESHOLD
+    """True when the model reads ``claim`` as not entailed by ``evidence``; claims under ``MIN_WORDS`` words are not scored."""
+    return len(_WORD.findall(claim)) >= MIN_WORDS and model().scores([(claim, evidence)])[0] < THRESHOLD
 

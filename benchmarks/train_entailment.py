@@ -20,14 +20,11 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import random
 import re
 import time
 from pathlib import Path
 from typing import Iterator
-
-os.environ["PAPERCHAT_ENTAILMENT_CHECK"] = "off"  # the rules alone choose the evidence the model is trained on
 
 import numpy as np
 

@@ -33,17 +33,8 @@ def papers() -> dict[str, Source]:
     return {"space": _seed("SPACE"), "ginn": _seed("Geometry-Informed"), "nester": _seed("Dataflow-Guided")}
 
 
-@pytest.fixture(autouse=True)
-def learned_check_on(monkeypatch: pytest.MonkeyPatch):
-    """The check is opt-in (PAPERCHAT_ENTAILMENT_CHECK=true); these tests turn it on."""
-    monkeypatch.setenv("PAPERCHAT_ENTAILMENT_CHECK", "true")
-    entailment.model.cache_clear()
-    yield
-    entailment.model.cache_clear()
-
-
-def _verdict(claim: str, source: Source):
-    return check(claim, Abstract.of(source.title, source.abstract))
+def _verdict(claim: str, source: Source, learned: bool = True):
+    return check(claim, Abstract.of(source.title, source.abstract), learned=learned)
 
 
 REVERSED = [  # (paper, a claim that reverses one of its sentences in words the lexical rules do not list)
@@ -61,12 +52,10 @@ FAITHFUL = [  # (paper, a faithful rewording, partial claims and numbers include
 
 
 @pytest.mark.parametrize("paper,claim", REVERSED)
-def test_a_reversal_in_other_words_passes_the_rules_but_not_the_model(papers, paper, claim, monkeypatch):
+def test_a_reversal_in_other_words_passes_the_rules_but_not_the_model(papers, paper, claim):
     on = _verdict(claim, papers[paper])
     assert not on.supported and "entailment model" in on.reason, on
-    monkeypatch.setenv("PAPERCHAT_ENTAILMENT_CHECK", "false")
-    entailment.model.cache_clear()
-    assert _verdict(claim, papers[paper]).supported, "the lexical rules alone should let this through"
+    assert _verdict(claim, papers[paper], learned=False).supported, "the lexical rules alone should let this through"
 
 
 @pytest.mark.parametrize("paper,claim", FAITHFUL)
@@ -77,9 +66,11 @@ def test_faithful_rewordings_keep_their_marker(papers, paper, claim):
 
 def test_the_removed_marker_says_why_in_the_answer(papers):
     source = papers["space"]
-    text, citations, removed = verify(REVERSED[0][1] + " [1]", [source])
+    text, citations, removed = verify(REVERSED[0][1] + " [1]", [source], learned=True)
     assert citations == [] and "[1]" not in text
     assert [r.reason for r in removed] == ["the abstract says otherwise (entailment model)"]
+    _, citations, removed = verify(REVERSED[0][1] + " [1]", [source])  # off unless asked for
+    assert [c.paper_id for c in citations] == [source.paper_id] and removed == []
 
 
 def test_quotes_terse_claims_and_claims_the_rules_drop_never_run_the_model(papers, monkeypatch):
@@ -95,15 +86,11 @@ def test_quotes_terse_claims_and_claims_the_rules_drop_never_run_the_model(paper
     assert _verdict("Nester reaches 70.7% Top-1 Exact Match.", nester).supported  # under MIN_WORDS words
 
 
-def test_the_setting_turns_the_model_off_and_bad_values_are_refused(monkeypatch):
-    assert entailment.model() is not None
-    monkeypatch.delenv("PAPERCHAT_ENTAILMENT_CHECK")
-    entailment.model.cache_clear()
-    assert entailment.model() is None, "off by default"
-    monkeypatch.setenv("PAPERCHAT_ENTAILMENT_CHECK", "false")
-    entailment.model.cache_clear()
-    assert entailment.model() is None
-    assert not entailment.contradicted("anything", "at all")
+def test_the_setting_is_off_by_default_read_from_the_environment_and_bad_values_are_refused(monkeypatch):
+    monkeypatch.delenv("PAPERCHAT_ENTAILMENT_CHECK", raising=False)
+    assert Settings().entailment_check is False
+    monkeypatch.setenv("PAPERCHAT_ENTAILMENT_CHECK", "true")
+    assert Settings().entailment_check is True
     monkeypatch.setenv("PAPERCHAT_ENTAILMENT_CHECK", "sometimes")
     with pytest.raises(ValidationError, match="entailment_check"):
         Settings()
@@ -112,6 +99,5 @@ def test_the_setting_turns_the_model_off_and_bad_values_are_refused(monkeypatch)
 def test_the_shipped_weights_are_small_and_fit_the_packaged_model():
     assert entailment.WEIGHTS.is_file() and entailment.WEIGHTS.stat().st_size < 2_000_000
     model = entailment.model()
-    assert model is not None
     scores = model.scores([("Nester achieves 70.7% Top-1 Exact Match.", "Nester achieves 70.7\\% Top-1 Exact Match.")] * 2)
     assert len(scores) == 2 and scores[0] == pytest.approx(scores[1]) and scores[0] > entailment.THRESHOLD

@@ -151,8 +151,6 @@ def test_out_of_range_marker_is_dropped(bench):
 def test_the_opt_in_entailment_model_runs_on_the_openai_engines_claims(bench, monkeypatch):
     from assistant import entailment
 
-    monkeypatch.setenv("PAPERCHAT_ENTAILMENT_CHECK", "true")
-    entailment.model.cache_clear()
     calls: list[list[tuple[str, str]]] = []
     scores = entailment.EntailmentModel.scores
 
@@ -161,12 +159,11 @@ def test_the_opt_in_entailment_model_runs_on_the_openai_engines_claims(bench, mo
         return scores(self, pairs)
 
     monkeypatch.setattr(entailment.EntailmentModel, "scores", spy)
-    try:
-        claim = "By loading only the Top-K critical KV cache pages for attention, Quest speeds up self-attention a lot without losing accuracy."
+    claim = "By loading only the Top-K critical KV cache pages for attention, Quest speeds up self-attention a lot without losing accuracy."
+    for on in (False, True):  # the Assistant's own setting decides, as a keyword override or PAPERCHAT_ENTAILMENT_CHECK
+        monkeypatch.setattr(bench.assistant.settings, "entailment_check", on)
         bench.server.script(claim + " [{A}]", A=bench.titles["icml2024-poster-34319"])
         answer = bench.assistant.ask(bench.titles["icml2024-poster-34319"])
-        assert any(c == claim.rstrip(".") or c.startswith("By loading only") for pairs in calls for c, _ in pairs), calls
-        assert any("Top-K critical KV cache pages" in e for pairs in calls for _, e in pairs)
         assert grounding.is_kept(answer, claim, "icml2024-poster-34319"), answer.text
-    finally:
-        entailment.model.cache_clear()
+        assert bool(calls) == on, calls
+    assert any(c.startswith("By loading only") and "Top-K critical KV cache pages" in e for pairs in calls for c, e in pairs), calls
