@@ -19,14 +19,12 @@ the ones it was trained on (README, Quality, "Learned entailment check").
 from __future__ import annotations
 
 import re
-import threading
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
 
-import numpy as np
+from assistant.cross_encoder import CrossEncoder, packaged_model_dir, prepare
 
-from ingest.cleaning import unescape_latex
+__all__ = ["EntailmentModel", "THRESHOLD", "MIN_WORDS", "contradicted", "model", "prepare"]
 
 WEIGHTS = Path(__file__).with_name("data") / "entailment_lora.npz"
 # logit: the highest (in steps of 0.5) at which no supported claim is lost among held-out set 3 (not trained on) and the
@@ -36,64 +34,19 @@ THRESHOLD = -5.0
 MAX_TOKENS = 160
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9'’-]*")  # words, not numbers: "18.3%" and "Top-1" are one word each or none
 MIN_WORDS = 10  # it was trained on claims of 12-45 words; terser claims ("Nester does type inference") stay with the rules
-_LINEARS = ("attention.self.query", "attention.self.key", "attention.self.value", "attention.output.dense",
-            "intermediate.dense", "output.dense")
-_NORMS = ("attention.output.LayerNorm", "output.LayerNorm")
 
 
-class EntailmentModel:
+class EntailmentModel(CrossEncoder):
     """The cross-encoder: ``scores([(claim, evidence), ...])`` gives one logit per pair (> 0: entailed)."""
 
     def __init__(self, model_dir: str, weights: Path = WEIGHTS) -> None:
-        import torch
-        from transformers import AutoModel, AutoTokenizer
-
-        self._torch = torch
-        self.tokenizer = AutoTokenizer.from_pretrained(model_dir)
-        self.encoder = AutoModel.from_pretrained(model_dir).eval()
-        saved = np.load(weights)
-        scale = float(saved["scale"])
-        with torch.no_grad():
-            for i, layer in enumerate(self.encoder.encoder.layer):
-                for name in _LINEARS:
-                    linear = layer.get_submodule(name)
-                    delta = saved[f"{i}.{name}.B"].astype(np.float32) @ saved[f"{i}.{name}.A"].astype(np.float32)
-                    linear.weight += torch.from_numpy(delta * scale)
-                for name in _NORMS:
-                    norm = layer.get_submodule(name)
-                    norm.weight.copy_(torch.from_numpy(saved[f"{i}.{name}.weight"].astype(np.float32)))
-                    norm.bias.copy_(torch.from_numpy(saved[f"{i}.{name}.bias"].astype(np.float32)))
-        self.head_weight = torch.from_numpy(saved["head.weight"].astype(np.float32))
-        self.head_bias = float(saved["head.bias"])
-        self._lock = threading.Lock()
-
-    def scores(self, pairs: list[tuple[str, str]]) -> list[float]:
-        if not pairs:
-            return []
-        torch = self._torch
-        pairs = [prepare(c, e) for c, e in pairs]
-        batch = self.tokenizer([c for c, _ in pairs], [e for _, e in pairs], truncation="only_second",
-                               max_length=MAX_TOKENS, padding=True, return_tensors="pt")
-        with self._lock, torch.inference_mode():
-            hidden = self.encoder(**batch).last_hidden_state
-            mask = batch["attention_mask"].unsqueeze(-1).float()
-            pooled = (hidden * mask).sum(1) / mask.sum(1)
-            logits = pooled @ self.head_weight + self.head_bias
-        return [float(x) for x in logits]
-
-
-def prepare(claim: str, evidence: str) -> tuple[str, str]:
-    """Both texts as the model reads them: LaTeX escapes undone and math dollars dropped (``70.7\\%`` is ``70.7%``)."""
-    return unescape_latex(claim).replace("$", ""), unescape_latex(evidence).replace("$", "")
+        super().__init__(model_dir, weights, MAX_TOKENS)
 
 
 @lru_cache(maxsize=1)
 def model() -> EntailmentModel:
     """The shared model, loaded on first use."""
-    from vectorstore.embeddings import embedding_model_path
-    from vectorstore.settings import DEFAULT_EMBEDDING_MODEL
-
-    return EntailmentModel(embedding_model_path(DEFAULT_EMBEDDING_MODEL))
+    return EntailmentModel(packaged_model_dir())
 
 
 def contradicted(claim: str, evidence: str) -> bool:

@@ -28,7 +28,7 @@ from typing import Iterator
 
 import numpy as np
 
-from assistant import entailment
+from assistant import cross_encoder, entailment
 from assistant.claims import _OPPOSITES, Abstract, analyse, check, coverage
 from benchmarks.grounding import KEEP, load_corpus
 
@@ -124,16 +124,15 @@ def synthetic(corpus: Corpus, papers: list[str], rng: random.Random) -> list[Pai
     return out
 
 
-def train(pairs: list[Pair], out: Path, epochs: int = 3, rank: int = 16, lr: float = 6e-4, seed: int = 0) -> None:
+def train(pairs: list[Pair], out: Path, epochs: int = 3, rank: int = 16, lr: float = 6e-4, seed: int = 0,
+          max_tokens: int = entailment.MAX_TOKENS) -> None:
+    """Fit adapters, layer norms and a head on ``(first, second, label)`` pairs; write them to ``out`` (``assistant.cross_encoder``)."""
     import torch
     from transformers import AutoModel, AutoTokenizer
 
-    from vectorstore.embeddings import embedding_model_path
-    from vectorstore.settings import DEFAULT_EMBEDDING_MODEL
-
     torch.manual_seed(seed)
     rng = random.Random(seed)
-    model_dir = embedding_model_path(DEFAULT_EMBEDDING_MODEL)
+    model_dir = cross_encoder.packaged_model_dir()
     tokenizer = AutoTokenizer.from_pretrained(model_dir)
     encoder = AutoModel.from_pretrained(model_dir)
     scale = 2.0
@@ -152,12 +151,12 @@ def train(pairs: list[Pair], out: Path, epochs: int = 3, rank: int = 16, lr: flo
         p.requires_grad = False
     adapters: dict[str, LoRA] = {}
     for i, layer in enumerate(encoder.encoder.layer):
-        for name in entailment._LINEARS:
+        for name in cross_encoder.LINEARS:
             parent, _, attr = name.rpartition(".")
             holder = layer.get_submodule(parent)
             adapters[f"{i}.{name}"] = LoRA(getattr(holder, attr))
             setattr(holder, attr, adapters[f"{i}.{name}"])
-        for name in entailment._NORMS:
+        for name in cross_encoder.NORMS:
             for p in layer.get_submodule(name).parameters():
                 p.requires_grad = True
     head = torch.nn.Linear(384, 1)
@@ -169,9 +168,9 @@ def train(pairs: list[Pair], out: Path, epochs: int = 3, rank: int = 16, lr: flo
     def batches(rows: list[Pair]) -> Iterator[tuple[list[Pair], dict[str, torch.Tensor]]]:
         for i in range(0, len(rows), 16):
             chunk = rows[i:i + 16]
-            texts = [entailment.prepare(r[0], r[1]) for r in chunk]
+            texts = [cross_encoder.prepare(r[0], r[1]) for r in chunk]
             yield chunk, tokenizer([t[0] for t in texts], [t[1] for t in texts], truncation="only_second",
-                                   max_length=entailment.MAX_TOKENS, padding=True, return_tensors="pt")
+                                   max_length=max_tokens, padding=True, return_tensors="pt")
 
     started = time.time()
     for epoch in range(epochs):
@@ -196,7 +195,7 @@ def train(pairs: list[Pair], out: Path, epochs: int = 3, rank: int = 16, lr: flo
         saved[f"{key}.A"] = adapter.A.detach().numpy().astype(np.float16)
         saved[f"{key}.B"] = adapter.B.detach().numpy().astype(np.float16)
     for i, layer in enumerate(encoder.encoder.layer):
-        for name in entailment._NORMS:
+        for name in cross_encoder.NORMS:
             norm = layer.get_submodule(name)
             saved[f"{i}.{name}.weight"] = norm.weight.detach().numpy().astype(np.float32)
             saved[f"{i}.{name}.bias"] = norm.bias.detach().numpy().astype(np.float32)
