@@ -10,7 +10,7 @@ tokens; 3 epochs of AdamW, about 35 minutes on 2 cores.
 Training data (never the held-out sets the README reports on):
 ``benchmarks/grounding_cases.jsonl``, ``benchmarks/data/grounding_heldout1.jsonl``, ``..._heldout2.jsonl``
 and ``benchmarks/data/entailment_train*.jsonl`` (written by helpers from the abstracts only).
-Set 3 picks the threshold; set 4 reports it (``python -m benchmarks.grounding --cases ...``).
+Set 3 picks the threshold; sets 4 and 5 report it (``python -m benchmarks.grounding --cases ...``).
 
     python -m benchmarks.train_entailment [--out assistant/data/entailment_lora.npz] [--eval benchmarks/data/grounding_heldout3.jsonl]
 """
@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "benchmarks" / "data"
 DEFAULT_CASES = [ROOT / "benchmarks" / "grounding_cases.jsonl", DATA / "grounding_heldout1.jsonl",
                  DATA / "grounding_heldout2.jsonl", *sorted(DATA.glob("entailment_train*.jsonl"))]
-HELD_OUT = [DATA / "grounding_heldout3.jsonl", DATA / "grounding_heldout4.jsonl"]
+HELD_OUT = [DATA / "grounding_heldout3.jsonl", DATA / "grounding_heldout4.jsonl", DATA / "grounding_heldout5.jsonl"]
 Pair = tuple[str, str, int]
 
 

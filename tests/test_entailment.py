@@ -86,11 +86,11 @@ def test_quotes_terse_claims_and_claims_the_rules_drop_never_run_the_model(paper
     assert _verdict("Nester reaches 70.7% Top-1 Exact Match.", nester).supported  # under MIN_WORDS words
 
 
-def test_the_setting_is_off_by_default_read_from_the_environment_and_bad_values_are_refused(monkeypatch):
+def test_the_setting_is_on_by_default_read_from_the_environment_and_bad_values_are_refused(monkeypatch):
     monkeypatch.delenv("PAPERCHAT_ENTAILMENT_CHECK", raising=False)
-    assert Settings().entailment_check is False
-    monkeypatch.setenv("PAPERCHAT_ENTAILMENT_CHECK", "true")
     assert Settings().entailment_check is True
+    monkeypatch.setenv("PAPERCHAT_ENTAILMENT_CHECK", "false")
+    assert Settings().entailment_check is False
     monkeypatch.setenv("PAPERCHAT_ENTAILMENT_CHECK", "sometimes")
     with pytest.raises(ValidationError, match="entailment_check"):
         Settings()
@@ -101,3 +101,33 @@ def test_the_shipped_weights_are_small_and_fit_the_packaged_model():
     model = entailment.model()
     scores = model.scores([("Nester achieves 70.7% Top-1 Exact Match.", "Nester achieves 70.7\\% Top-1 Exact Match.")] * 2)
     assert len(scores) == 2 and scores[0] == pytest.approx(scores[1]) and scores[0] > entailment.THRESHOLD
+
+
+TERSE_FAITHFUL = [  # 6-9 words, as the verifier cuts them: before the marker, without a final period
+    ("ginn", "GINNs need no training data at all"),
+    ("nester", "Nester beats HiTyper by 18.3% on Top-1 Exact Match"),
+    ("space", "SPACE uses a Mixture of Experts model"),
+]
+
+
+@pytest.mark.parametrize("paper,claim", TERSE_FAITHFUL)
+def test_terse_faithful_claims_cut_before_their_marker_keep_it(papers, paper, claim):
+    _, citations, removed = verify(claim + " [1]", [papers[paper]], learned=True)
+    assert [c.paper_id for c in citations] == [papers[paper].paper_id] and removed == [], removed
+
+
+def test_a_terse_reversal_is_removed_and_the_model_reads_the_claim_as_a_sentence(papers, monkeypatch):
+    claim = "GINNs require large training datasets of shapes"
+    assert _verdict(claim, papers["ginn"], learned=False).supported, "the lexical rules alone should let this through"
+    _, citations, removed = verify(claim + " [1]", [papers["ginn"]], learned=True)
+    assert citations == [] and [r.reason for r in removed] == ["the abstract says otherwise (entailment model)"]
+    seen: list[str] = []
+    scores = entailment.EntailmentModel.scores
+
+    def spy(self, pairs):
+        seen.extend(c for c, _ in pairs)
+        return scores(self, pairs)
+
+    monkeypatch.setattr(entailment.EntailmentModel, "scores", spy)
+    verify(claim + " [1]", [papers["ginn"]], learned=True)
+    assert seen == [claim + "."]  # cut before the marker, scored with the period the model was trained on

@@ -148,7 +148,7 @@ def test_out_of_range_marker_is_dropped(bench):
     assert not grounding.is_kept(answer, case["claim"], case["paper"]), answer.text
 
 
-def test_the_opt_in_entailment_model_runs_on_the_openai_engines_claims(bench, monkeypatch):
+def test_the_entailment_model_runs_on_the_openai_engines_claims_unless_switched_off(bench, monkeypatch):
     from assistant import entailment
 
     calls: list[list[tuple[str, str]]] = []

@@ -76,10 +76,10 @@ class Settings(BaseSettings):
                                   "'{\"repeat_penalty\": 1.0}' for llama.cpp's server, whose default of 1.1 makes the model "
                                   "paraphrase the numbers it should copy (README, Quality).")
     request_timeout: float = Field(default=60.0, gt=0, description="Seconds before an LLM request is abandoned.")
-    entailment_check: bool = Field(default=False, description="LLM engines, opt-in: a claim the lexical checks let through must "
-                                                              "also pass the small learned entailment model (assistant/entailment.py), "
-                                                              "which catches more reversals said in other words but also drops some "
-                                                              "terse faithful claims (README, Quality).")
+    entailment_check: bool = Field(default=True, description="LLM engines: a claim of 6+ words that the lexical checks let through "
+                                                             "must also pass the small learned entailment model (assistant/entailment.py), "
+                                                             "which catches reversals said in other words (README, Quality); false: the "
+                                                             "lexical checks only.")
     quotes_under_summary: bool = Field(default=True, description="LLM engines: after the model's verified sentences, show the "
                                                                   "abstract sentences it condensed (no selected fact is lost).")
 
