@@ -1,9 +1,9 @@
 """The small cross-encoders behind the learned checks: the packaged all-MiniLM-L6-v2 with low-rank adapters.
 
-``assistant.entailment`` (does a sentence entail a claim?) and ``assistant.answerability`` (does an abstract
-state the answer to a question?) each ship their adapters, layer norms and one-unit head as a small ``.npz``
-(``python -m benchmarks.train_entailment`` / ``benchmarks.train_answerability``). Loading merges the adapters
-into the packaged model's weights; torch is imported on first use.
+``assistant.entailment`` (does a sentence entail a claim?) ships its adapters, layer norms and one-unit head as a
+small ``.npz`` (``python -m benchmarks.train_entailment``); ``benchmarks.train_answerability`` trains the same
+model for an experiment (does a sentence answer a question?). Loading merges the adapters into the packaged
+model's weights; torch is imported on first use.
 """
 
 from __future__ import annotations

@@ -21,9 +21,9 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-from assistant.cross_encoder import CrossEncoder, packaged_model_dir, prepare
+from assistant.cross_encoder import CrossEncoder, packaged_model_dir
 
-__all__ = ["EntailmentModel", "THRESHOLD", "MIN_WORDS", "contradicted", "model", "prepare"]
+__all__ = ["EntailmentModel", "THRESHOLD", "MIN_WORDS", "contradicted", "model"]
 
 WEIGHTS = Path(__file__).with_name("data") / "entailment_lora.npz"
 # logit: the highest (in steps of 0.5) at which no supported claim is lost among held-out set 3 (not trained on) and the

@@ -76,8 +76,8 @@ def answer_sentences(sentences: list[str], q: dict) -> list[int]:
 
 
 def pairs_of(path: Path, corpus: dict[str, tuple[str, str]], negatives: int = NEGATIVES) -> list[Pair]:
-    """Per question: each answering sentence (1) and the ``negatives`` other sentences sharing most words with it (0);
-    for a near miss, its ``negatives + 1`` best-overlapping sentences (0). ``negatives=-1``: every sentence."""
+    """Per question: each answering sentence (1) and the ``negatives`` other sentences sharing most words with the
+    question (0); for a near miss, its ``negatives + 1`` best-overlapping sentences (0)."""
     out: list[Pair] = []
     for q in questions(path):
         if q["gold"][0] not in corpus:
@@ -88,7 +88,7 @@ def pairs_of(path: Path, corpus: dict[str, tuple[str, str]], negatives: int = NE
         if q["kind"] == "single" and not answering:
             continue
         rest = sorted((i for i in range(len(sentences)) if i not in answering), key=lambda i: -_overlap(q["question"], sentences[i]))
-        take = rest if negatives < 0 else rest[:negatives + (0 if answering else 1)]
+        take = rest[:negatives + (0 if answering else 1)]
         out += [(q["question"], passage(title, sentences[i]), 1) for i in answering]
         out += [(q["question"], passage(title, sentences[i]), 0) for i in take]
     return out
