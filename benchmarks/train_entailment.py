@@ -29,7 +29,7 @@ from typing import Iterator
 import numpy as np
 
 from assistant import cross_encoder, entailment
-from assistant.claims import _OPPOSITES, Abstract, analyse, check, coverage
+from assistant.claims import _OPPOSITES, Abstract, analyse, check, premise
 from benchmarks.grounding import KEEP, load_corpus
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -57,10 +57,7 @@ class Corpus:
         verdict = check(claim, paper)
         if verdict.supported:
             return " ".join(paper.text[a:b] for a, b in verdict.evidence)
-        terms = analyse(claim)
-        ranked = sorted(((coverage(terms, said), i) for i, said in enumerate(paper.said)), reverse=True)[:2]
-        chosen = [ranked[0][1]] + [i for score, i in ranked[1:] if score >= 0.3]
-        return " ".join(paper.text[paper.spans[i][0]:paper.spans[i][1]] for i in sorted(chosen))
+        return " ".join(paper.text[a:b] for a, b in premise(analyse(claim), paper))
 
 
 def case_pairs(corpus: Corpus, path: Path) -> list[Pair]:

@@ -73,7 +73,7 @@ def test_the_removed_marker_says_why_in_the_answer(papers):
     assert [c.paper_id for c in citations] == [source.paper_id] and removed == []
 
 
-def test_quotes_terse_claims_and_claims_the_rules_drop_never_run_the_model(papers, monkeypatch):
+def test_quotes_terse_claims_and_wrong_numbers_never_run_the_model(papers, monkeypatch):
     def refuse(self, pairs):
         raise AssertionError("the model ran")
 
@@ -131,3 +131,32 @@ def test_a_terse_reversal_is_removed_and_the_model_reads_the_claim_as_a_sentence
     monkeypatch.setattr(entailment.EntailmentModel, "scores", spy)
     verify(claim + " [1]", [papers["ginn"]], learned=True)
     assert seen == [claim + "."]  # cut before the marker, scored with the period the model was trained on
+
+
+def test_the_model_may_keep_a_claim_the_rules_drop_for_its_wording_but_never_for_a_fact(papers, monkeypatch):
+    """A soft fault (a word the abstract lacks, a negation said another way) is overruled when the model scores the
+    claim at ``RESCUE`` or above; a wrong number or an unknown name never reaches the model."""
+    nester = papers["nester"]
+    reworded = "Nester decomposes type inference into subtasks guided by the input code's data and control flow."
+    assert not _verdict(reworded, nester, learned=False).supported  # 'decompose' is not in the abstract
+    seen: list[tuple[str, str]] = []
+
+    def vouch(self, pairs):
+        seen.extend(pairs)
+        return [entailment.RESCUE] * len(pairs)
+
+    monkeypatch.setattr(entailment.EntailmentModel, "scores", vouch)
+    rescued = _verdict(reworded, nester)
+    assert rescued.supported and rescued.evidence, rescued
+    assert len(seen) == 1 and "data and control flow" in seen[0][1]
+    _, citations, removed = verify(reworded + " [1]", [nester], learned=True)
+    assert [c.paper_id for c in citations] == [nester.paper_id] and removed == []
+
+    seen.clear()
+    for wrong in ("Nester decomposes type inference into subtasks and beats HiTyper by 28.3% on ManyTypes4Py.",
+                  "Nester decomposes type inference into subtasks, following the Pyright static checker."):
+        verdict = _verdict(wrong, nester)
+        assert not verdict.supported and seen == [], (wrong, verdict, seen)
+
+    monkeypatch.setattr(entailment.EntailmentModel, "scores", lambda self, pairs: [entailment.RESCUE - 0.5] * len(pairs))
+    assert not _verdict(reworded, nester).supported

@@ -335,3 +335,17 @@ def test_third_held_out_numbers_in_context_and_paraphrases():
         ("The method beats existing methods on 20 of 21 benchmarks, usually by two to five times, while keeping a "
          "comparable runtime [1].", True),
     ] if _kept(claim, source, "p-third") != keep] == []
+
+
+def test_a_hyphenated_word_may_be_written_joined_and_connectives_claim_nothing():
+    from assistant.claims import Abstract, analyse, check, stem
+
+    abstract = ("Nester breaks type inference into sub-tasks based on the data and control flow of the input code. "
+                "Supervised training serves as a more effective alternative to pure sequence pre-training.")
+    paper = Abstract.of("Nester", abstract)
+    for claim in ("Nester breaks type inference into subtasks based on the data and control flow of the input code.",
+                  "Supervised training is more effective than pure sequence pretraining."):
+        verdict = check(claim, paper)
+        assert verdict.supported, (claim, verdict.reason)
+    assert not check("Nester breaks type inference into subroutines based on the data flow of the input code.", paper).supported
+    assert stem("whereas") not in analyse("Nester splits the task, whereas others do not.").weights
