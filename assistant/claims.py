@@ -527,7 +527,9 @@ def _faults(claim_text: str, claim: Terms, paper: Abstract, chosen: list[int], s
                and not _covered(s, paper.vocabulary)
                and claim.surface.get(s, s) not in _DIRECTION_WORDS and synonyms(s) == {s}]
     if unknown:
-        yield False, f"'{unknown[0]}' is not in the abstract"
+        # a capitalised term of art is a name, wherever it stands ("Nester reports ..." opens the sentence)
+        capitalised = {w.lower() for w in _WORD.findall(claim_text) if w[:1].isupper()}
+        yield any(claim.surface.get(s, s) in capitalised for s in unknown), f"'{unknown[0]}' is not in the abstract"
     # content the abstract never mentions: everyday words (Zipf >= 5) and paraphrase verbs weigh little
     new = {claim.surface.get(s, s): 0.3 + 0.7 * rarity(claim.surface.get(s, s)) for s, w in claim.weights.items()
            if w > 0.15 and not _covered(s, paper.vocabulary) and zipf(claim.surface.get(s, s)) < 5.0

@@ -160,3 +160,12 @@ def test_the_model_may_keep_a_claim_the_rules_drop_for_its_wording_but_never_for
 
     monkeypatch.setattr(entailment.EntailmentModel, "scores", lambda self, pairs: [entailment.RESCUE - 0.5] * len(pairs))
     assert not _verdict(reworded, nester).supported
+
+
+def test_a_name_that_opens_the_claim_is_a_fact_the_model_cannot_overrule(monkeypatch):
+    """"Nester reports ..." cited to another paper: the sentence-initial name is not in that abstract, and no score of
+    the model brings the marker back."""
+    monkeypatch.setattr(entailment.EntailmentModel, "scores", lambda self, pairs: [entailment.RESCUE + 5] * len(pairs))
+    tined = Abstract.of("TINED", "We distill GNNs into MLPs. Dirichlet energy distillation preserves the smoothing effects of GNN layers.")
+    verdict = check("Nester reports that GNN layers keep their smoothing effects.", tined, learned=True)
+    assert not verdict.supported and "nester" in verdict.reason
