@@ -83,6 +83,7 @@ _SYNONYMS: tuple[frozenset[str], ...] = tuple(frozenset(group.split()) for group
     "revisit revisits reconsider reconsiders reexamine reexamines",
     "usually typically commonly generally often",
     "keep keeps keeping maintain maintains maintaining retain retains retaining",
+    "prove proves proved proven provable provably proof proofs",
 ))
 NEGATIONS = frozenset("not no never none neither nor without cannot cant fail fails failed failing lack lacks lacking unable "
                       "absent absence impossible eliminate eliminates eliminated eliminating avoid avoids avoiding "
@@ -125,6 +126,24 @@ _NUMBER_WORDS.update({"thirty": 30, "forty": 40, "fifty": 50, "hundred": 100, "t
 _NUMBER = re.compile(r"(?<![A-Za-z0-9.])(?<![A-Za-z]-)(\d+(?:,\d{3})+|\d+(?:\.\d+)?)\s*(%|\\%|percent|x|×|[kKMB](?![A-Za-z]))?(?![A-Za-z0-9])")
 _OWN_NAME = re.compile(r"\b(?:propose|proposes|introduce|introduces|present|presents|named|dubbed|called|termed)\b"
                        r"[^.;]{0,80}?\b((?=[A-Za-z0-9-]*[A-Z][A-Za-z0-9-]*[A-Z0-9])[A-Z][A-Za-z0-9-]+)")
+# acronyms the field uses without defining them: an answer may write either form whatever the abstract writes
+_COMMON_ACRONYMS = {
+    "ai": "artificial intelligence", "ml": "machine learning", "nlp": "natural language processing",
+    "llm": "large language model", "lm": "language model", "vlm": "vision-language model",
+    "mllm": "multimodal large language model", "rl": "reinforcement learning",
+    "marl": "multi-agent reinforcement learning", "rlhf": "reinforcement learning from human feedback",
+    "mdp": "markov decision process", "nn": "neural network", "dnn": "deep neural network",
+    "cnn": "convolutional neural network", "rnn": "recurrent neural network", "gnn": "graph neural network",
+    "mlp": "multilayer perceptron", "vit": "vision transformer", "gan": "generative adversarial network",
+    "vae": "variational autoencoder", "sgd": "stochastic gradient descent", "gp": "gaussian process",
+    "bo": "bayesian optimization", "mcmc": "markov chain monte carlo", "pde": "partial differential equation",
+    "ode": "ordinary differential equation", "ood": "out-of-distribution", "kl": "kullback-leibler",
+    "sota": "state of the art", "rag": "retrieval-augmented generation", "qa": "question answering",
+    "lora": "low-rank adaptation",
+}
+_GREEK = {"alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "εϵ", "zeta": "ζ", "eta": "η",
+          "theta": "θ", "kappa": "κ", "lambda": "λ", "mu": "μ", "nu": "ν", "xi": "ξ", "pi": "π", "rho": "ρ",
+          "sigma": "σ", "tau": "τ", "phi": "φϕ", "chi": "χ", "psi": "ψ", "omega": "ω"}
 _ACRONYM = re.compile(r"((?:[A-Za-z][\w-]*\s+){1,8}?)\(([A-Z][A-Za-z0-9-]*?)s?\)")
 
 
@@ -171,6 +190,7 @@ def synonyms(word_stem: str) -> frozenset[str]:
     return _SYN.get(word_stem, frozenset((word_stem,)))
 
 
+_EMPHASIS = re.compile(r"\*+(?=\w)|(?<=\w)\*+")
 _SUPERSCRIPTS = str.maketrans({c: f"^{d}" for c, d in zip("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")})  # "ε²" as "ε^2", like LaTeX
 
 
@@ -178,6 +198,7 @@ def unescape_latex_numbers(text: str) -> str:
     """Claims and abstracts compared as the reader sees them: LaTeX as plain text (``70.7\\%`` = ``70.7%``)."""
     from ingest.cleaning import unescape_latex
 
+    text = _EMPHASIS.sub("", text)  # "**S**pecies-**P**rofile" is "Species-Profile"
     return unescape_latex(text).replace("\\times", "×").replace("$", "").translate(_SUPERSCRIPTS)
 
 
@@ -199,7 +220,7 @@ def numbers(text: str) -> set[float]:
         found.add(round(value, 6))
         if unit == "B":  # "7B" model size: the value, also 7e9 written out
             found.add(value * 10**9)
-    words = re.findall(r"[a-z]+", text.lower())
+    words = re.findall(r"[a-z]+", re.sub(r"\b(?:zero|one)-shot\b", "shot", text.lower()))  # "zero-shot" counts nothing
     for previous, word in zip([""] + words, words):
         if word in _NUMBER_WORDS and word not in ("one", "single", "half"):  # "one of", "a single", "half" are idioms
             if previous in ("the", "these", "those") and word in ("two", "both"):
@@ -224,6 +245,8 @@ class Terms:
     number_context: dict[float, set[str]] = field(default_factory=dict)  # value -> content stems next to it
     occurrences: list[tuple[float, frozenset[str]]] = field(default_factory=list)  # each time a value is written
     relative: set[float] = field(default_factory=set)  # values said as a difference: "18.3% higher than", "by 2x"
+    counted: dict[float, set[str]] = field(default_factory=dict)  # value -> the two stems after it: what it counts
+    counted_at: list[frozenset[str]] = field(default_factory=list)  # the same, per entry of ``occurrences``
 
 
 def _is_name(token: str, position: int) -> bool:
@@ -243,12 +266,15 @@ _RELATIVE_CUES = frozenset(
     "speedup speed-up saves saving savings outperforms outperforming surpassing surpasses boost boosts margin".split())
 
 
+_RELATIVE_STEMS = frozenset(stem(w) for w in _RELATIVE_CUES)
+
+
 def analyse(text: str) -> Terms:
     """Content terms of a claim or sentence (markers must be removed first)."""
     text = _ENUMERATOR.sub(" ", unescape_latex_numbers(text))
     terms = Terms(numbers=numbers(text))
     words = _WORD.findall(text)
-    lowered = [w.lower().replace("’", "'") for w in words]
+    lowered = [re.sub(r"'s$", "", w.lower().replace("’", "'")) for w in words]  # "the paper's": "paper"
     terms.words = set(lowered)
     for i, token in enumerate(lowered):  # the words around each number: what it is a number of
         try:
@@ -264,6 +290,10 @@ def analyse(text: str) -> Terms:
             if round(value * scale, 6) in terms.numbers:
                 terms.number_context.setdefault(round(value * scale, 6), set()).update(near)
                 terms.occurrences.append((round(value * scale, 6), frozenset(near)))
+                counts = frozenset(stem(w) for w in [w for w in lowered[i + 1 : i + 6]  # "485,838 experiments": generic too
+                                                      if w not in STOPWORDS and w[0].isalpha() and len(w) > 1][:2])
+                terms.counted.setdefault(round(value * scale, 6), set()).update(counts)
+                terms.counted_at.append(counts)
                 if relative:
                     terms.relative.add(round(value * scale, 6))
     for position, token in enumerate(_NAME_TOKEN.findall(text)):
@@ -344,10 +374,10 @@ class Abstract:
         whole = analyse(f"{title}. {abstract}")
         vocabulary = set(whole.weights) | {s for t in sentences for scope in t.negated for s in scope}
         vocabulary |= {stem(w.lower()) for w in _WORD.findall(unescape_latex_numbers(f"{title} {abstract}"))}
-        names = {n for n in whole.names} | {n.lower() for n in _NAME_TOKEN.findall(f"{title} {abstract}")}
+        names = {n for n in whole.names} | {n.lower() for n in _NAME_TOKEN.findall(_EMPHASIS.sub("", f"{title} {abstract}"))}
         expansions: dict[str, set[str]] = {}
         # the abstract's own acronym definitions: "large language models (LLMs)" makes both forms known
-        for long_form, short in _ACRONYM.findall(f"{title}. {abstract}"):
+        for long_form, short in _ACRONYM.findall(_EMPHASIS.sub("", f"{title}. {abstract}")):
             words = long_form.split()
             initials = "".join(w[0] for w in words[-len(short):]).lower() if len(short) <= len(words) else ""
             capitals = "".join(c for c in " ".join(words[-len(short):]) if c.isupper())  # "Low-rank gradiEnt Similarity Search"
@@ -358,10 +388,23 @@ class Abstract:
                 long_words = {w.lower() for w in words[-len(short):]}
                 for key in (short.lower(), short.lower() + "s"):
                     expansions.setdefault(key, set()).update(long_words | {stem(w) for w in long_words})
+        plain = unescape_latex_numbers(f"{title}. {abstract}").lower()
+        for short, long_form in _COMMON_ACRONYMS.items():
+            written_long = re.search(rf"\b{re.escape(long_form)}s?\b", plain) is not None
+            if written_long:
+                names |= {short, short + "s"}
+                vocabulary |= {stem(short), stem(short + "s")}
+            if written_long or short in names:
+                long_words = set(re.findall(r"[a-z]+", long_form)) - STOPWORDS
+                vocabulary |= {stem(w) for w in long_words}
+                for key in (short, short + "s"):
+                    expansions.setdefault(key, set()).update(long_words | {stem(w) for w in long_words})
+        # a formula's Greek letters may be spelt out ("tau" for $\tau$)
+        vocabulary |= {name for name, symbols in _GREEK.items() if f"\\{name}" in abstract or any(c in plain for c in symbols)}
         title_terms = analyse(title)
         acronyms = {n for n in names if n not in whole.names}
         # the paper's own method, named where it is introduced: an answer may put it for "our framework" anywhere
-        own = {m.lower() for m in _OWN_NAME.findall(f"{title}. {abstract}")}
+        own = {m.lower() for m in _OWN_NAME.findall(_EMPHASIS.sub("", f"{title}. {abstract}"))}
         said = [(set(t.weights) | _names_as_stems(t)).union(*(expansions.get(n, set()) for n in t.names)) for t in sentences]
         for i, (a, b) in enumerate(spans):  # "sub-tasks" may be written "subtasks", "pre-training" "pretraining"
             joined = {stem(c.replace("-", "")) for c in _COMPOUND.findall(abstract[a:b].lower())}
@@ -466,6 +509,14 @@ def check(claim_text: str, paper: Abstract, min_coverage: float = 0.5, learned: 
                 chosen.append(i)
                 support = joined
                 break
+    missing = claim.numbers - _numbers_of(paper, chosen)
+    for i, terms in enumerate(paper.sentences):  # a number said of the same thing in a sentence the words did not pick
+        if missing and i not in chosen:
+            found = {v for v in missing & terms.numbers if _same_thing(claim.counted.get(v, set()), terms.counted.get(v, set()))}
+            if found:
+                chosen.append(i)
+                support = support | said[i]
+                missing -= found
     score = coverage(claim, support)
     span = paper.spans[best]
     evidence = tuple(paper.spans[i] for i in sorted(chosen))
@@ -603,21 +654,31 @@ def _unknown_math_atoms(math: list[str], paper: Abstract) -> list[str]:
 
 
 def _number_supported(value: float, claim: Terms, support: list[Terms], everywhere: list[Terms]) -> bool:
-    """The value appears in a support sentence, said of the same thing (a shared word next to it), and each other
+    """The value appears in a support sentence, said of the same thing (a shared word next to it, or the same word after it), and each other
     time the claim writes it, some sentence of ``everywhere`` (the abstract) says it of that; a value the claim gives
     as a difference ("70.7% higher than") must be one there too (not "achieving 70.7%")."""
     # each time the claim writes the value ("a 100x gain ... with 100 clients"), it must be said of the same thing
-    contexts = [near for v, near in claim.occurrences if v == value] or [frozenset(claim.number_context.get(value, set()))]
+    contexts = [(near, after) for (v, near), after in zip(claim.occurrences, claim.counted_at) if v == value] or [
+        (frozenset(claim.number_context.get(value, set())), frozenset(claim.counted.get(value, set())))]
 
-    def said(mine: frozenset[str], sentences: list[Terms] = support) -> bool:
+    def said(context: tuple[frozenset[str], frozenset[str]], sentences: list[Terms] = support) -> bool:
+        mine, counts = context
         for terms in sentences:
             if value in terms.numbers and (value not in claim.relative or value in terms.relative):
                 theirs = terms.number_context.get(value, set())
                 if not mine or not theirs or any(_covered(s, theirs) for s in mine):
                     return True
+                if _same_thing(set(counts), terms.counted.get(value, set())):
+                    return True
         return False
 
-    return any(said(mine) for mine in contexts) and all(said(mine, everywhere) for mine in contexts)
+    return any(said(context) for context in contexts) and all(said(context, everywhere) for context in contexts)
+
+
+def _same_thing(mine: set[str], theirs: set[str]) -> bool:
+    """Two mentions of a value count the same thing: a word right after both ("485,838 pruning experiments", "485,838
+    experiments"; "14 LLMs", "14 different LLMs") that is not a comparison word ("28.3% higher")."""
+    return any(_covered(s, theirs) for s in mine if s not in _RELATIVE_STEMS and not synonyms(s) & _RELATIVE_STEMS)
 
 
 def _names_as_stems(terms: Terms) -> set[str]:

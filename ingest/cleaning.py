@@ -47,6 +47,7 @@ def vocabulary_of(text: str) -> frozenset[str]:
 
 def _math(match: re.Match[str]) -> str:
     body = _TEXT_COMMAND.sub(r"\1", match.group(1))
+    body = re.sub(r"(?<=[\w}])\\(?=[A-Za-z])", r" \\", body)  # "^{-3}\ln\epsilon": "^-3 ln ϵ", not "^-3lnϵ"
     body = re.sub(r"\\(sqrt|log|exp|min|max|sup|inf|lim)\b\s*(?:\{([^{}]*)\})?",
                   lambda m: f"{m.group(1)}({m.group(2)})" if m.group(2) is not None else m.group(1), body)  # \sqrt{T} -> sqrt(T)
     if "\\" in body:

@@ -349,3 +349,35 @@ def test_a_hyphenated_word_may_be_written_joined_and_connectives_claim_nothing()
         assert verdict.supported, (claim, verdict.reason)
     assert not check("Nester breaks type inference into subroutines based on the data flow of the input code.", paper).supported
     assert stem("whereas") not in analyse("Nester splits the task, whereas others do not.").weights
+
+
+def test_spellings_a_reader_takes_for_the_same_words_are_the_same():
+    """Possessives, markdown emphasis inside words, Greek letters spelt out, acronyms the field never defines, and
+    LaTeX commands written without a space ("^{-3}\\ln") are read as the abstract means them."""
+    from assistant.claims import Abstract, check, numbers
+
+    paper = Abstract.of("Streams", "We study ***O**pen-world **P**rompt **T**uning* (OPT) for vision-language models. "
+                        "Our method finds a $(2+\\epsilon)$ approximation in a single pass with $O(n^{1+\\tau})$ query time. "
+                        "We apply it to a prompt engineering pipeline for large language models. "
+                        "It reaches iteration complexity $\\mathcal{O}(\\epsilon^{-3}\\ln\\epsilon^{-1})$.")
+    for claim in ("The paper's method finds a (2+epsilon) approximation in a single pass.",
+                  "The method targets open-world prompt tuning for vision-language models.",
+                  "Its query time is O(n^(1+tau)).",
+                  "It was applied to a prompt engineering pipeline for LLMs.",
+                  "It reaches an iteration complexity of O(ε^-3 ln(1/ε))."):
+        verdict = check(claim, paper)
+        assert verdict.supported, (claim, verdict.reason)
+    assert not check("It was applied to a prompt engineering pipeline for GNNs.", paper).supported
+    assert 3.0 in numbers("$\\mathcal{O}(\\epsilon^{-3}\\ln\\epsilon^{-1})$")
+    assert numbers("perfect zero-shot and one-shot transfer") == set()
+
+
+def test_a_number_may_come_from_a_sentence_that_counts_the_same_thing():
+    from assistant.claims import Abstract, check
+
+    paper = Abstract.of("Pruning", "We study pruning algorithms on a synthetic dataset named the Cubist Spiral. "
+                        "We conducted an extensive series of 485,838 experiments. "
+                        "Nester reaches 70.7% Top-1 Exact Match, surpassing TypeGen by 28.3%.")
+    assert check("The authors ran 485,838 pruning experiments on their synthetic Cubist Spiral dataset.", paper).supported
+    assert not check("The authors ran 485,838 pruning algorithms on their synthetic Cubist Spiral dataset.", paper).supported
+    assert not check("Nester outperforms HiTyper by 28.3% on the Cubist Spiral.", paper).supported
