@@ -373,7 +373,8 @@ class Abstract:
         sentences = [analyse(abstract[a:b]) for a, b in spans]
         whole = analyse(f"{title}. {abstract}")
         vocabulary = set(whole.weights) | {s for t in sentences for scope in t.negated for s in scope}
-        vocabulary |= {stem(w.lower()) for w in _WORD.findall(unescape_latex_numbers(f"{title} {abstract}"))}
+        readable = unescape_latex_numbers(f"{title}. {abstract}")
+        vocabulary |= {stem(w.lower()) for w in _WORD.findall(readable)}
         names = {n for n in whole.names} | {n.lower() for n in _NAME_TOKEN.findall(_EMPHASIS.sub("", f"{title} {abstract}"))}
         expansions: dict[str, set[str]] = {}
         # the abstract's own acronym definitions: "large language models (LLMs)" makes both forms known
@@ -388,7 +389,7 @@ class Abstract:
                 long_words = {w.lower() for w in words[-len(short):]}
                 for key in (short.lower(), short.lower() + "s"):
                     expansions.setdefault(key, set()).update(long_words | {stem(w) for w in long_words})
-        plain = unescape_latex_numbers(f"{title}. {abstract}").lower()
+        plain = readable.lower()
         for short, long_form in _COMMON_ACRONYMS.items():
             written_long = re.search(rf"\b{re.escape(long_form)}s?\b", plain) is not None
             if written_long:
@@ -410,7 +411,7 @@ class Abstract:
             joined = {stem(c.replace("-", "")) for c in _COMPOUND.findall(abstract[a:b].lower())}
             said[i] |= joined
             vocabulary |= joined
-        tokens = [_compact(t) for t in _NAME_TOKEN.findall(unescape_latex_numbers(f"{title} {abstract}"))]
+        tokens = [_compact(t) for t in _NAME_TOKEN.findall(readable)]
         numbered = set(tokens) | {a + b for a, b in zip(tokens, tokens[1:])}
         return cls(abstract, title, spans, sentences, vocabulary, names, whole.numbers,
                    title_terms.names | set(title_terms.weights) | own, acronyms, expansions, said, numbered)
