@@ -84,6 +84,7 @@ _SYNONYMS: tuple[frozenset[str], ...] = tuple(frozenset(group.split()) for group
     "usually typically commonly generally often",
     "keep keeps keeping maintain maintains maintaining retain retains retaining",
     "prove proves proved proven provable provably proof proofs",
+    "meet meets satisfy satisfies fulfil fulfils fulfill fulfills",
 ))
 NEGATIONS = frozenset("not no never none neither nor without cannot cant fail fails failed failing lack lacks lacking unable "
                       "absent absence impossible eliminate eliminates eliminated eliminating avoid avoids avoiding "
@@ -240,6 +241,10 @@ class Terms:
     directions: list[tuple[int, int, set[str]]] = field(default_factory=list)  # (pair, side, context stems) per direction word
     contrasted: list[list[str]] = field(default_factory=list)  # what "rather than" / "instead of" set aside
     negated_heads: list[set[str]] = field(default_factory=list)  # the first two words after each negation, any kind
+    negated_before: list[list[str]] = field(default_factory=list)  # the content stems just before each negation: its subject
+    # what the text says is hard or falls short without a negation word ("face challenges when processing X", "fall short
+    # in X"): a claim may restate it as a negation ("struggle with X", "fail to X")
+    troubled: list[list[str]] = field(default_factory=list)
     words: set[str] = field(default_factory=set)           # every lower-cased word, for prefix negations
     surface: dict[str, str] = field(default_factory=dict)  # stem -> the word as written
     number_context: dict[float, set[str]] = field(default_factory=dict)  # value -> content stems next to it
@@ -267,6 +272,17 @@ _RELATIVE_CUES = frozenset(
 
 
 _RELATIVE_STEMS = frozenset(stem(w) for w in _RELATIVE_CUES)
+# words with which an abstract states a difficulty, and a word that must stand before or after them for that sense
+# ("difficult to generalize", not "difficult tasks"; none: any): an answer may say it as "struggle", "fail" or "cannot"
+_TROUBLE: dict[str, frozenset[str]] = {w: frozenset(ctx.split()) for words, ctx in (
+    ("difficult hard challenging", "to"),
+    ("difficulty difficulties challenge challenges", "face faces facing faced pose poses posed encounter encounters in with"),
+    ("restricted", "to"),
+    ("limited scarce insufficient", ""),  # "limited labeled data": "labeled data is not plentiful"
+    ("short", "fall falls fell falling"),
+    ("limitation limitations", "of in"),
+    ("hinder hinders hindered hindering impede impedes impeded", "the their its this these"),
+) for w in words.split()}
 
 
 def analyse(text: str) -> Terms:
@@ -312,6 +328,7 @@ def analyse(text: str) -> Terms:
         if not named and (word.endswith("n't") or word in NEGATIONS):
             before = context(i - 3, i) if word in _LACKING else []  # "the guarantees they lack": what is lacking comes first
             terms.negated.append(context(i + 1, i + 6) + before)
+            terms.negated_before.append(context(i - 4, i))
             negated_until = i + 3
             terms.negated_heads.append({stem(w) for w in [w for w in lowered[i + 1 : i + 5] if w not in STOPWORDS][:2]})
             if word not in ("remove", "removes", "removed", "removing", "eliminate", "eliminates", "eliminated", "eliminating"):
@@ -320,12 +337,16 @@ def analyse(text: str) -> Terms:
         if word == "free" and after in ("of", "from"):  # "free of any hyperparameters": none
             terms.negated.append(context(i + 2, i + 7))
             terms.negated_heads.append(set())
+            terms.negated_before.append(context(i - 4, i))
             negated_until = i + 4
             continue
         if word == "free" and i > 0:  # "training-free": no training
             terms.negated.append(context(i - 1, i))
             terms.negated_heads.append(set())
+            terms.negated_before.append(context(i - 5, i - 1))
             continue
+        if word in _TROUBLE and (not _TROUBLE[word] or (lowered[i - 1] if i else "") in _TROUBLE[word] or after in _TROUBLE[word]):
+            terms.troubled.append(context(i + 1, i + 8) + context(i - 4, i))  # "data are scarce": before it too
         if (word, after) in (("rather", "than"), ("instead", "of")):  # "fingertips rather than the whole hand"
             terms.contrasted.append(context(i + 2, i + 7))
         for pair, (up, down) in enumerate(_OPPOSITES):
@@ -553,7 +574,7 @@ def _faults(claim_text: str, claim: Terms, paper: Abstract, chosen: list[int], s
     if missing_numbers:
         shown = ", ".join(f"{n:g}" for n in sorted(missing_numbers))
         yield True, f"number not in the abstract ({shown})"
-    polarity = _polarity_conflict(claim, supporting)
+    polarity = _polarity_conflict(claim, supporting, [t for i, t in enumerate(paper.sentences) if i not in chosen])
     if polarity:
         yield False, polarity
     unknown_names = sorted(n for n in claim.names if not _name_known(n, paper))
@@ -705,7 +726,16 @@ _CONTRAST_CUES = frozenset("unlike instead rather replace replaces replacing rep
                            "existing current conventional traditional previous prior standard classical".split())
 
 
-def _polarity_conflict(claim: Terms, support: list[Terms]) -> str:
+def _shares(words: list[str], other: list[str], least: int, strict: bool = False) -> bool:
+    """At least ``least`` of ``words`` (all of them, if fewer, unless ``strict``) said in ``other``: same stem,
+    paraphrase or root."""
+    available = set(other)
+    return sum(_covered(w, available) for w in words) >= (least if strict else min(least, len(words)))
+
+
+def _polarity_conflict(claim: Terms, support: list[Terms], others: list[Terms] | None = None) -> str:
+    """Why the claim's polarity contradicts the supporting sentences, or "". ``others``: the abstract's other sentences,
+    where a summary may have found a negation."""
     claim_words = set(claim.weights)
     support_negated = [scope for t in support for scope in t.negated]
     support_words = set().union(*(t.words for t in support)) if support else set()
@@ -713,9 +743,23 @@ def _polarity_conflict(claim: Terms, support: list[Terms]) -> str:
     # (not a term the claim itself uses: "unlabeled data" is a thing, not a negation)
     prefixed = {stem(w[len(p):]) for w in support_words - claim.words for p in _NEGATING_PREFIXES
                 if w.startswith(p) and len(w) - len(p) >= 4}
-    for scope, heads in zip(claim.negated, claim.negated_heads):
-        if not any(set(scope) & set(other) or not scope for other in support_negated) and not (set(scope[:2]) | heads) & prefixed:
-            return "negates what the abstract states"
+    support_troubled = [scope for t in support for scope in t.troubled]
+    for scope, heads, before in zip(claim.negated, claim.negated_heads, claim.negated_before):
+        if any(set(scope) & set(other) or not scope for other in support_negated) or (set(scope[:2]) | heads) & prefixed:
+            continue
+        # "struggle with resolutions outside their domain" for "face challenges when processing resolutions outside";
+        # "images are not plentiful" for "images are limited" (what is scarce may come before the word)
+        if any(_shares(scope, other, 1) and _shares(list(dict.fromkeys(scope + before)), other, 2, strict=True)
+               for other in support_troubled):
+            continue
+        # a claim that condenses several sentences may take its negation from one the words did not pick, said of the
+        # same subject: a name both use, or the words before the negation ("SPT ... with limited or no side effects"
+        # from "SPT introduces limited or even no side effects")
+        if len(scope) >= 2 and any(
+                _shares(scope, other, 2) and (claim.names & t.names or _shares(before, list(t.weights), (len(before) + 1) // 2))
+                for t in others or [] for other in t.negated + t.troubled):
+            continue
+        return "negates what the abstract states"
     if claim.contrasted and not support_negated and not any(t.contrasted for t in support) and not support_words & _CONTRAST_CUES:
         # "only fingertip perception rather than whole-hand" where the abstract states whole-hand perception
         stated = set().union(*(set(t.weights) | _names_as_stems(t) for t in support))

@@ -381,3 +381,27 @@ def test_a_number_may_come_from_a_sentence_that_counts_the_same_thing():
     assert check("The authors ran 485,838 pruning experiments on their synthetic Cubist Spiral dataset.", paper).supported
     assert not check("The authors ran 485,838 pruning algorithms on their synthetic Cubist Spiral dataset.", paper).supported
     assert not check("Nester outperforms HiTyper by 28.3% on the Cubist Spiral.", paper).supported
+
+
+def test_a_negation_may_restate_a_difficulty_or_come_from_another_sentence_of_the_same_subject():
+    from assistant.claims import Abstract, check
+
+    paper = Abstract.of("FiT", "Existing diffusion models often face challenges when processing image resolutions outside "
+                        "of their trained domain. We present FiT, a transformer that generates images at unrestricted "
+                        "resolutions. FiT beats prior models on ImageNet. Moreover, FiT introduces limited or even no "
+                        "side effects on the sampling speed.")
+    # "struggle with" restates "face challenges when processing", said of the same things
+    assert check("Existing diffusion models struggle with image resolutions outside their trained domain.", paper).supported
+    # a negation the abstract does not state anywhere stays a reversal
+    assert not check("FiT fails to generate images at unrestricted resolutions.", paper).supported
+    # a summary takes "no side effects" from a sentence the words did not pick, said of the same method
+    assert check("FiT generates images at unrestricted resolutions and beats prior models on ImageNet, "
+                 "with no side effects on the sampling speed.", paper).supported
+    # ... but not for another subject: a negation from a sentence about something else stays a reversal
+    assert not check("Existing diffusion models generate images at unrestricted resolutions with no side effects on "
+                     "the sampling speed.", paper).supported
+
+    limited = Abstract.of("Few labels", "In many image classification applications, labeled training images are limited, "
+                          "which leads to overfitting. We propose a data augmentation method.")
+    assert check("Labeled training images are not plentiful in many image classification applications.", limited).supported
+    assert not check("The data augmentation method does not reduce overfitting.", limited).supported
