@@ -81,10 +81,11 @@ _SYNONYMS: tuple[frozenset[str], ...] = tuple(frozenset(group.split()) for group
     "various diverse multiple several numerous",
     "separate separates separating differentiate differentiates differentiating distinguish distinguishes",
     "revisit revisits reconsider reconsiders reexamine reexamines",
-    "usually typically commonly generally often",
+    "usually typically commonly generally often tend tends tended",
     "keep keeps keeping maintain maintains maintaining retain retains retaining",
     "prove proves proved proven provable provably proof proofs",
     "meet meets satisfy satisfies fulfil fulfils fulfill fulfills",
+    "limit limits limited limiting restrict restricts restricted restricting constrain constrains constrained",
 ))
 NEGATIONS = frozenset("not no never none neither nor without cannot cant fail fails failed failing lack lacks lacking unable "
                       "absent absence impossible eliminate eliminates eliminated eliminating avoid avoids avoiding "
@@ -92,7 +93,8 @@ NEGATIONS = frozenset("not no never none neither nor without cannot cant fail fa
                       "prevent prevents prevented preventing stop stops stopped cease ceases ceased plateau plateaus plateaued".split())
 # opposite directions a finding can be reported in; each side lists words that say the same thing
 _OPPOSITES: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple((frozenset(a.split()), frozenset(b.split())) for a, b in (
-    ("outperform outperforms outperformed outperforming beat beats surpass surpasses exceed exceeds superior better best",
+    ("outperform outperforms outperformed outperforming beat beats surpass surpasses exceed exceeds superior better best "
+     "improve improves improved improving",  # "improves on X" / "falls short of X"
      "underperform underperforms underperformed underperforming trail trails lag lags inferior worse worst short behind"),
     ("higher highest more greater larger largest bigger increase increases increased increasing raise raises",
      "lower lowest less lesser fewer smaller smallest decrease decreases decreased decreasing reduce reduces reduced reducing "
@@ -101,7 +103,8 @@ _OPPOSITES: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple((frozenset
      "degrade degrades degraded degrading hurt hurts harm harms worsen worsens drop drops loss losses"),
     ("faster fastest quicker speedup accelerate accelerates", "slower slowest slowdown slows"),
     ("stronger strongest robust", "weaker weakest fragile brittle"),
-    ("preserve preserves preserving preserved maintain maintains maintaining keep keeps retain retains",
+    ("preserve preserves preserving preserved maintain maintains maintaining maintained keep keeps keeping kept retain "
+     "retains retaining retained intact",
      "change changes changing alter alters altering distort distorts distorting lose loses losing sacrifice sacrifices sacrificing"),
     ("consistent consistently stable similar same uniform", "vary varies varying inconsistent different differ differs unstable"),
     ("simple simpler simplest easy easier easiest cheap cheaper", "complex complicated hard harder difficult costly expensive"),
@@ -113,10 +116,13 @@ _OPPOSITES: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple((frozenset
     ("tight tighter tightest sharp sharper", "loose looser loosest"),
     ("support supports supported supporting confirm confirms confirmed agree agrees align aligns aligned",
      "challenge challenges challenged challenging contradict contradicts refute refutes dispute disputes question questions"),
-    ("same equal identical unchanged comparable", "higher lower more less greater larger smaller increased reduced"),
+    ("same equal identical unchanged comparable", "higher lower more less greater larger smaller increased reduced short behind"),
+    ("maximize maximizes maximizing maximise maximises maximising", "minimize minimizes minimizing minimise minimises minimising"),
+    ("open", "closed"),
 ))
 _LACKING = frozenset("lack lacks lacking absent absence".split())
 _DIRECTION_WORDS = frozenset(w for pair in _OPPOSITES for side in pair for w in side)
+_COMPARATIVES: frozenset[str] = frozenset()  # stems of the direction words ending in "er" ("larger"): filled below
 _NEGATING_PREFIXES = ("non", "un", "in", "im", "ir", "il", "dis")
 _NUMBER_WORDS: dict[str, float] = {w: float(i) for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen "
@@ -183,6 +189,7 @@ def _synonym_stems() -> dict[str, frozenset[str]]:
 
 
 _SYN: dict[str, frozenset[str]] = {}
+_COMPARATIVES = frozenset(stem(w) for w in _DIRECTION_WORDS if stem(w).endswith("er"))
 
 
 def synonyms(word_stem: str) -> frozenset[str]:
@@ -206,9 +213,10 @@ def unescape_latex_numbers(text: str) -> str:
 _ENUMERATOR = re.compile(r"(?:(?<=[\s:;,])|^)\(?(?:\d{1,2}|[ivx]{1,4})\)(?=\s)")  # "1) it enables", "(ii) the"
 
 
-def numbers(text: str) -> set[float]:
+def numbers(text: str, stated: bool = False) -> set[float]:
     """The numeric values a text states, digits or words ("two", "twice"); markers must be removed first.
-    List enumerators ("1) … 2) …") are not quantities."""
+    List enumerators ("1) … 2) …") are not quantities. ``stated``: an abstract's text, where "the two phases" counts
+    them (in a claim it may only point back at two things just named)."""
     text = _ENUMERATOR.sub(" ", unescape_latex_numbers(text))
     found: set[float] = set()
     for match in _NUMBER.finditer(text):
@@ -224,7 +232,7 @@ def numbers(text: str) -> set[float]:
     words = re.findall(r"[a-z]+", re.sub(r"\b(?:zero|one)-shot\b", "shot", text.lower()))  # "zero-shot" counts nothing
     for previous, word in zip([""] + words, words):
         if word in _NUMBER_WORDS and word not in ("one", "single", "half"):  # "one of", "a single", "half" are idioms
-            if previous in ("the", "these", "those") and word in ("two", "both"):
+            if previous in ("the", "these", "those") and word in ("two", "both") and not stated:
                 continue  # "the two distributions": the ones just named, not a count
             found.add(float(_NUMBER_WORDS[word]))
     return found
@@ -285,10 +293,10 @@ _TROUBLE: dict[str, frozenset[str]] = {w: frozenset(ctx.split()) for words, ctx 
 ) for w in words.split()}
 
 
-def analyse(text: str) -> Terms:
-    """Content terms of a claim or sentence (markers must be removed first)."""
+def analyse(text: str, stated: bool = False) -> Terms:
+    """Content terms of a claim or sentence (markers must be removed first); ``stated``: an abstract's text."""
     text = _ENUMERATOR.sub(" ", unescape_latex_numbers(text))
-    terms = Terms(numbers=numbers(text))
+    terms = Terms(numbers=numbers(text, stated))
     words = _WORD.findall(text)
     lowered = [re.sub(r"'s$", "", w.lower().replace("’", "'")) for w in words]  # "the paper's": "paper"
     terms.words = set(lowered)
@@ -320,7 +328,9 @@ def analyse(text: str) -> Terms:
         return list(dict.fromkeys(stem(w) for w in lowered[max(lo, 0) : hi] if w not in STOPWORDS and w not in NEGATIONS
                                   and w not in _DIRECTION_WORDS and not w[0].isdigit() and w not in _GENERIC))
 
-    negated_until = -1  # "do not depend on": a direction word right after a negation points the other way
+    negated_until = negated_from = -1  # "do not depend on": a direction word right after a negation points the other way
+    # "non-negligible" is one word for the prefix check, as "nonnegligible" ("negligible" in the abstract)
+    terms.words |= {a + b for a, b in re.findall(r"\b(non|un|in|im|ir|il|dis)-([a-z]{4,})", text.lower())}
     for i, word in enumerate(lowered):
         named = any(c.isupper() for c in words[i][1:])  # "StoP", "LESS": a name, not a negation or a direction
         if not named and word == "not" and lowered[i + 1 : i + 2] in (["only"], ["just"], ["merely"]):
@@ -329,9 +339,11 @@ def analyse(text: str) -> Terms:
             before = context(i - 3, i) if word in _LACKING else []  # "the guarantees they lack": what is lacking comes first
             terms.negated.append(context(i + 1, i + 6) + before)
             terms.negated_before.append(context(i - 4, i))
-            negated_until = i + 3
+            negated_until, negated_from = i + 3, i
             terms.negated_heads.append({stem(w) for w in [w for w in lowered[i + 1 : i + 5] if w not in STOPWORDS][:2]})
-            if word not in ("remove", "removes", "removed", "removing", "eliminate", "eliminates", "eliminated", "eliminating"):
+            # "fail" is also the way down of "succeed"; "remove" also a content word
+            if word not in ("remove", "removes", "removed", "removing", "eliminate", "eliminates", "eliminated", "eliminating") \
+                    and word not in _DIRECTION_WORDS:
                 continue
         after = lowered[i + 1] if i + 1 < len(lowered) else ""
         if word == "free" and after in ("of", "from"):  # "free of any hyperparameters": none
@@ -352,7 +364,7 @@ def analyse(text: str) -> Terms:
         for pair, (up, down) in enumerate(_OPPOSITES):
             if not named and (word in up or word in down):  # what moves: the nearest content word on each side
                 nearest = [w for w in lowered[max(i - 3, 0) : i] if _is_content(w)][-1:] + [w for w in lowered[i + 1 : i + 5] if _is_content(w)][:1]
-                side = (0 if word in up else 1) ^ (i <= negated_until)
+                side = (0 if word in up else 1) ^ (negated_from < i <= negated_until)
                 terms.directions.append((pair, side, {stem(w) for w in nearest}))
         if word in STOPWORDS or word[0].isdigit() or len(word) < 2:
             continue
@@ -391,8 +403,8 @@ class Abstract:
     @classmethod
     def of(cls, title: str, abstract: str) -> "Abstract":
         spans = [(s.start, s.end) for s in sentence_spans(abstract)]
-        sentences = [analyse(abstract[a:b]) for a, b in spans]
-        whole = analyse(f"{title}. {abstract}")
+        sentences = [analyse(abstract[a:b], stated=True) for a, b in spans]
+        whole = analyse(f"{title}. {abstract}", stated=True)
         vocabulary = set(whole.weights) | {s for t in sentences for scope in t.negated for s in scope}
         readable = unescape_latex_numbers(f"{title}. {abstract}")
         vocabulary |= {stem(w.lower()) for w in _WORD.findall(readable)}
@@ -466,6 +478,9 @@ def _covered(s: str, available: set[str]) -> bool:
         return True
     if len(s) >= 6 and any(len(a) >= 6 and (a.startswith(s[:6]) and abs(len(a) - len(s)) <= 2) for a in available):
         return True
+    if s.endswith("er") and len(s) >= 6 and s not in _COMPARATIVES and zipf(s[:-2] + "est") < 1.0 and (
+            s[:-2] in available or (s[-3] == s[-4] and s[:-3] in available)):
+        return True  # the one who does it ("sampler" / "sampling", "planner" / "planning"), not more of it ("deeper")
     root = _root(s)
     return len(root) >= 5 and any(_root(a) == root for a in available if a[:3] == root[:3])
 
@@ -621,15 +636,21 @@ def premise(claim: Terms, paper: Abstract) -> tuple[tuple[int, int], ...]:
 
 _LIKE = re.compile(r"\b(?:like|unlike|just as|as in|as with|as do|as does|similar to|similarly to|in line with)\s+([^,;]{3,80}?),",
                    re.IGNORECASE)
+_ACTS_LIKE = frozenset("acts behaves looks works functions performs operates seems sounds feels reads does".split())
 _SIMILARITY_CUES = frozenset("like similar similarly same following follows follow share shares inherit inherits".split())
 
 
 def _likened_to(claim_text: str, claim: Terms, support: list[Terms]) -> str:
     """"Like X, the method does Z" where a sentence of the abstract says that X does Z and likens nothing: the claim
     gives the paper what the abstract says of X. Returns X, or "" when the claim likens nothing or no such sentence."""
-    match = _LIKE.search(unescape_latex_numbers(claim_text))
+    text = unescape_latex_numbers(claim_text)
+    match = _LIKE.search(text)
     if not match or match.group(0).lower().startswith("unlike"):
         return ""
+    previous = (text[: match.start()].split() or [""])[-1].lower()
+    if match.group(0).lower().startswith("like") and previous.isalpha() and previous.endswith("s") and not previous.endswith("ss") \
+            and previous not in _ACTS_LIKE:
+        return ""  # "strong assumptions like bounded variance": such as, not a likeness
     compared = analyse(match.group(1))
     words = [w for w in compared.weights if compared.weights[w] > 0.15] or list(compared.weights)
     rest = Terms(weights={w: v for w, v in claim.weights.items() if w not in compared.weights})
