@@ -405,3 +405,30 @@ def test_a_negation_may_restate_a_difficulty_or_come_from_another_sentence_of_th
                           "which leads to overfitting. We propose a data augmentation method.")
     assert check("Labeled training images are not plentiful in many image classification applications.", limited).supported
     assert not check("The data augmentation method does not reduce overfitting.", limited).supported
+
+
+def test_reversals_in_other_words_and_paraphrases_a_reader_accepts():
+    from assistant.claims import Abstract, check
+
+    paper = Abstract.of("VQ-BeT", "Sampling from diffusion models is usually time-consuming due to the autoregressive "
+                        "nature of their sampling process. Across seven environments, VQ-BeT improves on state-of-the-art "
+                        "models such as BeT. We perform SVD on the outputs to maximize larger singular values while "
+                        "minimizing smaller ones. We prove that this adds only negligible terms to the sample complexity. "
+                        "Both the Transformer and the Mamba architecture fail on a minimal planning task. SPP keeps the "
+                        "structure of pruned models intact. We isolate the two phases of next-token prediction. "
+                        "Little is known about doubly SGD, except under strong assumptions such as bounded variance. "
+                        "ParaTAA decreases the steps of sequential sampling algorithms.")
+    # reversals said without a negation word
+    assert not check("Across seven environments, VQ-BeT falls short of state-of-the-art models such as BeT.", paper).supported
+    assert check("Across seven environments, VQ-BeT outperforms state-of-the-art models such as BeT.", paper).supported
+    assert not check("They perform SVD on the outputs to minimize larger singular values while maximizing smaller ones.", paper).supported
+    assert not check("The authors prove that this adds non-negligible terms to the sample complexity.", paper).supported
+    assert not check("Both the Transformer and the Mamba architecture succeed on a minimal planning task.", paper).supported
+    assert not check("SPP alters the structure of pruned models.", paper).supported
+    assert check("SPP keeps the structure of pruned models intact.", paper).supported
+    # paraphrases: a hedge, the two phases counted, "like" meaning "such as", the one who samples
+    assert check("Sampling from diffusion models tends to be time-consuming because of its autoregressive nature.", paper).supported
+    assert check("The paper isolates two phases of next-token prediction.", paper).supported
+    assert not check("The paper isolates three phases of next-token prediction.", paper).supported
+    assert check("Little is known about doubly SGD except under strong assumptions like bounded variance.", paper).supported
+    assert check("ParaTAA decreases the steps of sequential samplers.", paper).supported
