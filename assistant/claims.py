@@ -119,6 +119,7 @@ _OPPOSITES: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple((frozenset
     ("same equal identical unchanged comparable", "higher lower more less greater larger smaller increased reduced short behind"),
     ("maximize maximizes maximizing maximise maximises maximising", "minimize minimizes minimizing minimise minimises minimising"),
     ("open", "closed"),
+    ("single sole", "multiple several numerous"),
 ))
 _LACKING = frozenset("lack lacks lacking absent absence".split())
 _DIRECTION_WORDS = frozenset(w for pair in _OPPOSITES for side in pair for w in side)
@@ -589,6 +590,9 @@ def _faults(claim_text: str, claim: Terms, paper: Abstract, chosen: list[int], s
     if missing_numbers:
         shown = ", ".join(f"{n:g}" for n in sorted(missing_numbers))
         yield True, f"number not in the abstract ({shown})"
+    wrong_values = _wrong_exact_values(claim_text, paper)
+    if wrong_values:
+        yield True, f"number not in the abstract ({wrong_values[0]})"
     polarity = _polarity_conflict(claim, supporting, [t for i, t in enumerate(paper.sentences) if i not in chosen])
     if polarity:
         yield False, polarity
@@ -685,6 +689,30 @@ _MATH_ATOM = re.compile(r"[^\W_]+")
 def _math_plain(text: str) -> str:
     """A formula or text as the reader sees it, one spelling per symbol ("$^2$" and "²" are "2", "𝒪" is "o")."""
     return unicodedata.normalize("NFKC", unescape_latex_numbers(text)).lower()
+
+
+_FRACTION = re.compile(r"(?<![\w.])(\d+)\s*/\s*(\d+)(?!\w|\.\d)")
+_ASSIGNED = re.compile(r"(?<![\w\\])([A-Za-z])\s*=\s*(\d+(?:\.\d+)?)(?!\w|\.\d)")
+
+
+def _exact_values(text: str) -> tuple[set[str], dict[str, set[str]]]:
+    """Fractions ("1/3", also written ``\frac{1}{3}``) and values given to a variable ("p=2") in a text."""
+    plain = unescape_latex_numbers(text)
+    assigned: dict[str, set[str]] = {}
+    for name, value in _ASSIGNED.findall(plain):
+        assigned.setdefault(name, set()).add(value)
+    return {f"{a}/{b}" for a, b in _FRACTION.findall(plain)}, assigned
+
+
+def _wrong_exact_values(claim_text: str, paper: Abstract) -> list[str]:
+    """A fraction the abstract never writes ("T^{1/3}" for "T^{2/3}"), or a value it gives no variable of that name
+    ("p=2" where it has "p=1"): the digits may be elsewhere in the abstract, the quantity is not."""
+    fractions, assigned = _exact_values(claim_text)
+    known_fractions, known_assigned = _exact_values(f"{paper.title} {paper.text}")
+    wrong = sorted(fractions - known_fractions)
+    wrong += sorted(f"{name}={v}" for name, values in assigned.items() if name in known_assigned
+                    for v in values - known_assigned[name])
+    return wrong
 
 
 def _unknown_math_atoms(math: list[str], paper: Abstract) -> list[str]:

@@ -432,3 +432,17 @@ def test_reversals_in_other_words_and_paraphrases_a_reader_accepts():
     assert not check("The paper isolates three phases of next-token prediction.", paper).supported
     assert check("Little is known about doubly SGD except under strong assumptions like bounded variance.", paper).supported
     assert check("ParaTAA decreases the steps of sequential samplers.", paper).supported
+
+
+def test_exact_quantities_in_formulas_and_single_against_multiple():
+    from assistant.claims import Abstract, check
+
+    paper = Abstract.of("Bounds", r"The bounds reduce to the familiar $\sqrt{r}n^{\frac{3}{2}}$ for $p=1$. "
+                        r"Such regret improves the optimal classical algorithm by a factor of $T^{2/3}$. "
+                        "We first generalize a result on last-iterate convergence to CMDPs with multiple constraints.")
+    assert check(r"The bounds reduce to the familiar $\sqrt{r}n^{3/2}$ when p=1.", paper).supported
+    assert not check(r"The bounds reduce to the familiar $\sqrt{r}n^{3/2}$ when p=2.", paper).supported  # 2 is in 3/2
+    assert check(r"The regret improves on the optimal classical algorithm by a factor of $T^{2/3}$.", paper).supported
+    assert not check(r"The regret improves on the optimal classical algorithm by a factor of $T^{1/3}$.", paper).supported
+    assert check("The authors generalize a last-iterate convergence result to CMDPs with several constraints.", paper).supported
+    assert not check("The authors generalize a last-iterate convergence result to CMDPs with a single constraint.", paper).supported
