@@ -794,7 +794,8 @@ def _polarity_conflict(claim: Terms, support: list[Terms], others: list[Terms] |
                 if w.startswith(p) and len(w) - len(p) >= 4}
     support_troubled = [scope for t in support for scope in t.troubled]
     for scope, heads, before in zip(claim.negated, claim.negated_heads, claim.negated_before):
-        if any(set(scope) & set(other) or not scope for other in support_negated) or (set(scope[:2]) | heads) & prefixed:
+        if any(set(scope) & set(other) or not scope for other in support_negated) or \
+                any(_covered(w, prefixed) for w in set(scope[:2]) | heads):  # "needs no parameters": "non-parametric"
             continue
         # "struggle with resolutions outside their domain" for "face challenges when processing resolutions outside";
         # "images are not plentiful" for "images are limited" (what is scarce may come before the word)
