@@ -105,7 +105,8 @@ _OPPOSITES: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple((frozenset
     ("stronger strongest robust", "weaker weakest fragile brittle"),
     ("preserve preserves preserving preserved maintain maintains maintaining maintained keep keeps keeping kept retain "
      "retains retaining retained intact",
-     "change changes changing alter alters altering distort distorts distorting lose loses losing sacrifice sacrifices sacrificing"),
+     "change changes changing alter alters altering distort distorts distorting lose loses losing sacrifice sacrifices sacrificing "
+     "degrade degrades degraded degrading"),
     ("consistent consistently stable similar same uniform", "vary varies varying inconsistent different differ differs unstable"),
     ("simple simpler simplest easy easier easiest cheap cheaper", "complex complicated hard harder difficult costly expensive"),
     ("succeed succeeds success successful", "fail fails failure unsuccessful"),

@@ -428,6 +428,7 @@ def test_reversals_in_other_words_and_paraphrases_a_reader_accepts():
     probe = Abstract.of("QUAG", "We design QUAG, a lightweight and non-parametric probe of modality fusion.")
     assert check("QUAG is a lightweight probe of modality fusion that needs no parameters.", probe).supported
     assert check("SPP keeps the structure of pruned models intact.", paper).supported
+    assert not check("SPP degrades the structure of pruned models.", paper).supported
     # paraphrases: a hedge, the two phases counted, "like" meaning "such as", the one who samples
     assert check("Sampling from diffusion models tends to be time-consuming because of its autoregressive nature.", paper).supported
     assert check("The paper isolates two phases of next-token prediction.", paper).supported
