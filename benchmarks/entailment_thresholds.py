@@ -51,7 +51,7 @@ def score(paths: list[Path]) -> list[Row]:
         return shipped_contradicted(claim, evidence)
 
     rows: list[Row] = []
-    claims.entailment.affirmed, claims.entailment.contradicted = affirmed, contradicted  # type: ignore[assignment]
+    claims.entailment.affirmed, claims.entailment.contradicted = affirmed, contradicted
     try:
         for path in paths:
             for line in path.open():
@@ -62,7 +62,7 @@ def score(paths: list[Path]) -> list[Row]:
                 verdict = claims.check(case["claim"], corpus.abstract(case["paper"]), learned=True)
                 rows.append((path.name, case["kind"] in KEEP, verdict.supported, logits.get("rescue"), logits.get("check")))
     finally:
-        claims.entailment.affirmed, claims.entailment.contradicted = shipped_affirmed, shipped_contradicted  # type: ignore[assignment]
+        claims.entailment.affirmed, claims.entailment.contradicted = shipped_affirmed, shipped_contradicted
     return rows
 
 
