@@ -124,7 +124,6 @@ _OPPOSITES: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple((frozenset
 ))
 _LACKING = frozenset("lack lacks lacking absent absence".split())
 _DIRECTION_WORDS = frozenset(w for pair in _OPPOSITES for side in pair for w in side)
-_COMPARATIVES: frozenset[str] = frozenset()  # stems of the direction words ending in "er" ("larger"): filled below
 _NEGATING_PREFIXES = ("non", "un", "in", "im", "ir", "il", "dis")
 _NUMBER_WORDS: dict[str, float] = {w: float(i) for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen "
@@ -191,7 +190,7 @@ def _synonym_stems() -> dict[str, frozenset[str]]:
 
 
 _SYN: dict[str, frozenset[str]] = {}
-_COMPARATIVES = frozenset(stem(w) for w in _DIRECTION_WORDS if stem(w).endswith("er"))
+_COMPARATIVES = frozenset(stem(w) for w in _DIRECTION_WORDS if stem(w).endswith("er"))  # "larger": not an agent noun
 
 
 def synonyms(word_stem: str) -> frozenset[str]:
@@ -697,7 +696,7 @@ _ASSIGNED = re.compile(r"(?<![\w\\])([A-Za-z])\s*=\s*(\d+(?:\.\d+)?)(?!\w|\.\d)"
 
 
 def _exact_values(text: str) -> tuple[set[str], dict[str, set[str]]]:
-    """Fractions ("1/3", also written ``\frac{1}{3}``) and values given to a variable ("p=2") in a text."""
+    """Fractions ("1/3", also written ``\\frac{1}{3}``) and values given to a variable ("p=2") in a text."""
     plain = unescape_latex_numbers(text)
     assigned: dict[str, set[str]] = {}
     for name, value in _ASSIGNED.findall(plain):
