@@ -396,6 +396,9 @@ class Abstract:
     # every name token and every two adjacent ones, without separators: "ResNet 50" and "ResNet-50" are "resnet50";
     # "CIFAR-100" is not "cifar10"
     numbered: set[str] = field(default_factory=set)
+    # fractions ("2/3") and values given to one-letter variables ("p": {"1"}) it writes: see ``_exact_values``
+    fractions: set[str] = field(default_factory=set)
+    assigned: dict[str, set[str]] = field(default_factory=dict)
 
     def mentions(self, name: str) -> int:
         """In how many sentences the abstract names ``name`` (a paper's own method recurs; a one-off detail does not)."""
@@ -447,8 +450,10 @@ class Abstract:
             vocabulary |= joined
         tokens = [_compact(t) for t in _NAME_TOKEN.findall(readable)]
         numbered = set(tokens) | {a + b for a, b in zip(tokens, tokens[1:])}
+        fractions, assigned = _exact_values(readable)
         return cls(abstract, title, spans, sentences, vocabulary, names, whole.numbers,
-                   title_terms.names | set(title_terms.weights) | own, acronyms, expansions, said, numbered)
+                   title_terms.names | set(title_terms.weights) | own, acronyms, expansions, said, numbered,
+                   fractions, assigned)
 
 
 @dataclass
@@ -695,9 +700,9 @@ _FRACTION = re.compile(r"(?<![\w.])(\d+)\s*/\s*(\d+)(?!\w|\.\d)")
 _ASSIGNED = re.compile(r"(?<![\w\\])([A-Za-z])\s*=\s*(\d+(?:\.\d+)?)(?!\w|\.\d)")
 
 
-def _exact_values(text: str) -> tuple[set[str], dict[str, set[str]]]:
-    """Fractions ("1/3", also written ``\\frac{1}{3}``) and values given to a variable ("p=2") in a text."""
-    plain = unescape_latex_numbers(text)
+def _exact_values(plain: str) -> tuple[set[str], dict[str, set[str]]]:
+    """Fractions ("1/3", also written ``\\frac{1}{3}``) and values given to a variable ("p=2") in a text, its LaTeX
+    unescaped (``unescape_latex_numbers``)."""
     assigned: dict[str, set[str]] = {}
     for name, value in _ASSIGNED.findall(plain):
         assigned.setdefault(name, set()).add(value)
@@ -707,11 +712,10 @@ def _exact_values(text: str) -> tuple[set[str], dict[str, set[str]]]:
 def _wrong_exact_values(claim_text: str, paper: Abstract) -> list[str]:
     """A fraction the abstract never writes ("T^{1/3}" for "T^{2/3}"), or a value it gives no variable of that name
     ("p=2" where it has "p=1"): the digits may be elsewhere in the abstract, the quantity is not."""
-    fractions, assigned = _exact_values(claim_text)
-    known_fractions, known_assigned = _exact_values(f"{paper.title} {paper.text}")
-    wrong = sorted(fractions - known_fractions)
-    wrong += sorted(f"{name}={v}" for name, values in assigned.items() if name in known_assigned
-                    for v in values - known_assigned[name])
+    fractions, assigned = _exact_values(unescape_latex_numbers(claim_text))
+    wrong = sorted(fractions - paper.fractions)
+    wrong += sorted(f"{name}={v}" for name, values in assigned.items() if name in paper.assigned
+                    for v in values - paper.assigned[name])
     return wrong
 
 

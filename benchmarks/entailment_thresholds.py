@@ -4,12 +4,13 @@ below it) and ``entailment.RESCUE`` (a claim the rules drop for its wording alon
 Every claim of the given case files is checked alone against its paper with the learned check (``check(...,
 learned=True)``), recording the logit the model gave it, if any. The thresholds are then swept on a grid of 0.5 and,
 for each pair, the claims the model scored are re-decided; the others keep their rule verdict. The pick: the highest
-min(supported kept, unsupported removed) over all files, among pairs that are no worse than the previous pair (4.0, -5.5) on any
-file on either side, and with THRESHOLD at most ``--threshold-at-most`` (-4.5: at -4.0 the faithful paraphrase of
-``tests/test_grounding_benchmark.py``, "By loading only the Top-K critical KV cache pages ..., Quest speeds up
-self-attention a lot without losing accuracy", scores -4.2 and loses its marker). The model never trained on these files (``benchmarks.train_entailment`` holds every
-``grounding_heldout`` file but 1 and 2 out), so its scores are out of sample; the pick is in-sample for the files it
-was made on: report it on a file that is not among them.
+min(supported kept, unsupported removed) over all files, among pairs that are no worse than the previous pair
+(4.0, -5.5) on any file on either side, and with THRESHOLD at most ``--threshold-at-most`` (-4.5: at -4.0 the
+faithful paraphrase of ``tests/test_grounding_benchmark.py``, "By loading only the Top-K critical KV cache pages ...,
+Quest speeds up self-attention a lot without losing accuracy", scores -4.2 and loses its marker). The model never
+trained on these files (``benchmarks.train_entailment`` holds every ``grounding_heldout`` file but 1 and 2 out), so
+its scores are out of sample; the pick is in-sample for the files it was made on: report it on a file that is not
+among them.
 
     python -m benchmarks.entailment_thresholds [--cases FILE ...]
 """
@@ -36,22 +37,25 @@ def score(paths: list[Path]) -> list[Row]:
     """Each claim's verdict at the shipped thresholds and the logits the model gave it (rescue or check)."""
     corpus = Corpus()
     logits: dict[str, float] = {}
-    shipped_affirmed, shipped_contradicted = entailment.affirmed, entailment.contradicted
+    kind = [""]  # which of the two questions the check is asking: "rescue" or "check"
+    shipped = entailment._logit, entailment.affirmed, entailment.contradicted
+
+    def logit(claim: str, evidence: str) -> float | None:  # the model runs once a claim, as in the product
+        value = shipped[0](claim, evidence)
+        if value is not None:
+            logits[kind[0]] = value
+        return value
 
     def affirmed(claim: str, evidence: str) -> bool:
-        logit = entailment._logit(claim, evidence)
-        if logit is not None:
-            logits["rescue"] = logit
-        return shipped_affirmed(claim, evidence)
+        kind[0] = "rescue"
+        return shipped[1](claim, evidence)
 
     def contradicted(claim: str, evidence: str) -> bool:
-        logit = entailment._logit(claim, evidence)
-        if logit is not None:
-            logits["check"] = logit
-        return shipped_contradicted(claim, evidence)
+        kind[0] = "check"
+        return shipped[2](claim, evidence)
 
     rows: list[Row] = []
-    claims.entailment.affirmed, claims.entailment.contradicted = affirmed, contradicted
+    entailment._logit, entailment.affirmed, entailment.contradicted = logit, affirmed, contradicted
     try:
         for path in paths:
             for line in path.open():
@@ -62,7 +66,7 @@ def score(paths: list[Path]) -> list[Row]:
                 verdict = claims.check(case["claim"], corpus.abstract(case["paper"]), learned=True)
                 rows.append((path.name, case["kind"] in KEEP, verdict.supported, logits.get("rescue"), logits.get("check")))
     finally:
-        claims.entailment.affirmed, claims.entailment.contradicted = shipped_affirmed, shipped_contradicted
+        entailment._logit, entailment.affirmed, entailment.contradicted = shipped
     return rows
 
 
