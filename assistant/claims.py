@@ -96,11 +96,12 @@ _OPPOSITES: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple((frozenset
     ("outperform outperforms outperformed outperforming beat beats surpass surpasses exceed exceeds superior better best "
      "improve improves improved improving",  # "improves on X" / "falls short of X"
      "underperform underperforms underperformed underperforming trail trails lag lags inferior worse worst short behind"),
-    ("higher highest more greater larger largest bigger increase increases increased increasing raise raises",
-     "lower lowest less lesser fewer smaller smallest decrease decreases decreased decreasing reduce reduces reduced reducing "
+    ("high higher highest more greater larger largest bigger increase increases increased increasing raise raises",
+     "low lower lowest less lesser fewer smaller smallest decrease decreases decreased decreasing reduce reduces reduced reducing "
      "compress compresses compressed compressing"),
     ("improve improves improved improving boost boosts enhance enhances gain gains help helps",
-     "degrade degrades degraded degrading hurt hurts harm harms worsen worsens drop drops loss losses"),
+     "degrade degrades degraded degrading deteriorate deteriorates deteriorated deteriorating hurt hurts harm harms worsen "
+     "worsens drop drops loss losses"),
     ("faster fastest quicker speedup accelerate accelerates", "slower slowest slowdown slows"),
     ("stronger strongest robust", "weaker weakest fragile brittle"),
     ("preserve preserves preserving preserved maintain maintains maintaining maintained keep keeps keeping kept retain "
@@ -108,7 +109,7 @@ _OPPOSITES: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple((frozenset
      "change changes changing alter alters altering distort distorts distorting lose loses losing sacrifice sacrifices sacrificing "
      "degrade degrades degraded degrading"),
     ("consistent consistently stable similar same uniform", "vary varies varying inconsistent different differ differs unstable"),
-    ("simple simpler simplest easy easier easiest cheap cheaper", "complex complicated hard harder difficult costly expensive"),
+    ("simple simpler simplest easy easier easiest cheap cheaper", "complex complicated hard harder hardness difficult difficulty costly expensive challenging"),
     ("succeed succeeds success successful", "fail fails failure unsuccessful"),
     ("above", "below"),
     ("positive positively", "negative negatively"),
@@ -120,10 +121,21 @@ _OPPOSITES: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple((frozenset
     ("same equal identical unchanged comparable", "higher lower more less greater larger smaller increased reduced short behind"),
     ("maximize maximizes maximizing maximise maximises maximising", "minimize minimizes minimizing minimise minimises minimising"),
     ("open", "closed"),
+    ("dense denser densely", "sparse sparser sparsely sparsity"),
     ("single sole", "multiple several numerous"),
 ))
+_COMPARING = frozenset("than compared versus vs".split())
+# words that make a sentence a comparison: the pairs better/worse, more/less, faster/slower, stronger/weaker, same/unlike
+_COMPARISON_WORDS = frozenset().union(*(side for i in (0, 1, 3, 4, 15) for side in _OPPOSITES[i])) | frozenset(
+    "over against beyond unlike whereas relative comparison comparable compare compares contrast".split())
+# what a result has more of when it is better, and less of
+_BETTER_MORE = frozenset("accuracy accuracies performance quality precision recall fidelity efficiency robustness utility "
+                         "reward rewards return returns throughput generalization score scores".split())
+_BETTER_LESS = frozenset("error errors loss losses cost costs latency regret variance overhead perplexity runtime".split())
 _LACKING = frozenset("lack lacks lacking absent absence".split())
 _DIRECTION_WORDS = frozenset(w for pair in _OPPOSITES for side in pair for w in side)
+# direction words that also name a kind of thing ("sparse regression"): a claim may not bring them in unsaid
+_REWORDINGS = _DIRECTION_WORDS - frozenset("dense denser densely sparse sparser sparsely sparsity".split())
 _NEGATING_PREFIXES = ("non", "un", "in", "im", "ir", "il", "dis")
 _NUMBER_WORDS: dict[str, float] = {w: float(i) for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen "
@@ -228,11 +240,15 @@ def numbers(text: str, stated: bool = False) -> set[float]:
         elif unit == "M":
             value *= 10**6
         found.add(round(value, 6))
+        if unit in ("%", "\\%", "percent") and value == 50:  # "50%": half
+            found.add(0.5)
         if unit == "B":  # "7B" model size: the value, also 7e9 written out
             found.add(value * 10**9)
     words = re.findall(r"[a-z]+", re.sub(r"\b(?:zero|one)-shot\b", "shot", text.lower()))  # "zero-shot" counts nothing
-    for previous, word in zip([""] + words, words):
-        if word in _NUMBER_WORDS and word not in ("one", "single", "half"):  # "one of", "a single", "half" are idioms
+    for previous, word, after in zip([""] + words, words, words[1:] + [""]):
+        if word in ("halve", "halves", "halved", "halving") or (word == "half" and (stated or after == "of" or previous in ("by", "in"))):
+            found.add(0.5)  # "half of the variables", "cuts it in half" (an abstract's "half" counts wherever it stands)
+        if word in _NUMBER_WORDS and word not in ("one", "single", "half"):  # "one of", "a single" are idioms
             if previous in ("the", "these", "those") and word in ("two", "both") and not stated:
                 continue  # "the two distributions": the ones just named, not a count
             found.add(float(_NUMBER_WORDS[word]))
@@ -249,6 +265,7 @@ class Terms:
     negated: list[list[str]] = field(default_factory=list)  # the content stems in each negation's scope, in order
     directions: list[tuple[int, int, set[str]]] = field(default_factory=list)  # (pair, side, context stems) per direction word
     contrasted: list[list[str]] = field(default_factory=list)  # what "rather than" / "instead of" set aside
+    compares: bool = False  # "more precise than", "compared with" (not "rather than", "other than", "more than two")
     negated_heads: list[set[str]] = field(default_factory=list)  # the first two words after each negation, any kind
     negated_before: list[list[str]] = field(default_factory=list)  # the content stems just before each negation: its subject
     # what the text says is hard or falls short without a negation word ("face challenges when processing X", "fall short
@@ -298,7 +315,9 @@ def analyse(text: str, stated: bool = False) -> Terms:
     """Content terms of a claim or sentence (markers must be removed first); ``stated``: an abstract's text."""
     text = _ENUMERATOR.sub(" ", unescape_latex_numbers(text))
     terms = Terms(numbers=numbers(text, stated))
-    words = _WORD.findall(text)
+    matches = list(_WORD.finditer(text))
+    words = [m.group() for m in matches]
+    compound = {i for i, m in enumerate(matches) if text[m.end() : m.end() + 1] == "-"}  # "high-resolution": one word
     lowered = [re.sub(r"'s$", "", w.lower().replace("’", "'")) for w in words]  # "the paper's": "paper"
     terms.words = set(lowered)
     for i, token in enumerate(lowered):  # the words around each number: what it is a number of
@@ -347,6 +366,8 @@ def analyse(text: str, stated: bool = False) -> Terms:
                     and word not in _DIRECTION_WORDS:
                 continue
         after = lowered[i + 1] if i + 1 < len(lowered) else ""
+        if word == "far" and after == "from":  # "far from easy": the direction after it points the other way
+            negated_until, negated_from = i + 4, i + 1
         if word == "free" and after in ("of", "from"):  # "free of any hyperparameters": none
             terms.negated.append(context(i + 2, i + 7))
             terms.negated_heads.append(set())
@@ -360,13 +381,20 @@ def analyse(text: str, stated: bool = False) -> Terms:
             continue
         if word in _TROUBLE and (not _TROUBLE[word] or (lowered[i - 1] if i else "") in _TROUBLE[word] or after in _TROUBLE[word]):
             terms.troubled.append(context(i + 1, i + 8) + context(i - 4, i))  # "data are scarce": before it too
+        if word in _COMPARING and i not in compound and (lowered[i - 1] if i else "") not in ("rather", "other") \
+                and not (word == "than" and (after[:1].isdigit() or after in _NUMBER_WORDS)):
+            terms.compares = True
         if (word, after) in (("rather", "than"), ("instead", "of")):  # "fingertips rather than the whole hand"
             terms.contrasted.append(context(i + 2, i + 7))
         for pair, (up, down) in enumerate(_OPPOSITES):
             if not named and (word in up or word in down):  # what moves: the nearest content word on each side
                 nearest = [w for w in lowered[max(i - 3, 0) : i] if _is_content(w)][-1:] + [w for w in lowered[i + 1 : i + 5] if _is_content(w)][:1]
-                side = (0 if word in up else 1) ^ (negated_from < i <= negated_until)
+                # "no need for high-resolution tricks": a negation does not turn a compound's "high" into "low"
+                side = (0 if word in up else 1) ^ (negated_from < i <= negated_until and i not in compound)
                 terms.directions.append((pair, side, {stem(w) for w in nearest}))
+                if pair == 1 and nearest:  # "lower error" is better, "lower accuracy" worse: also a direction of pair 0
+                    if nearest[-1] in _BETTER_MORE | _BETTER_LESS:
+                        terms.directions.append((0, side ^ (nearest[-1] in _BETTER_LESS), {stem(w) for w in nearest}))
         if word in STOPWORDS or word[0].isdigit() or len(word) < 2:
             continue
         s = stem(word)
@@ -601,6 +629,8 @@ def _faults(claim_text: str, claim: Terms, paper: Abstract, chosen: list[int], s
     polarity = _polarity_conflict(claim, supporting, [t for i, t in enumerate(paper.sentences) if i not in chosen])
     if polarity:
         yield False, polarity
+    if _compares_unsaid(claim, supporting):
+        yield False, "the abstract makes no such comparison"
     unknown_names = sorted(n for n in claim.names if not _name_known(n, paper))
     if unknown_names:
         yield True, f"'{unknown_names[0]}' is not in the abstract"
@@ -622,7 +652,7 @@ def _faults(claim_text: str, claim: Terms, paper: Abstract, chosen: list[int], s
         yield False, f"the abstract says this of {likened}, not of the paper"
     unknown = [s for s in claim.weights if claim.weights[s] > 0.15 and zipf(claim.surface.get(s, s)) <= _TERM_OF_ART
                and not _covered(s, paper.vocabulary)
-               and claim.surface.get(s, s) not in _DIRECTION_WORDS and synonyms(s) == {s}]
+               and claim.surface.get(s, s) not in _REWORDINGS and synonyms(s) == {s}]
     if unknown:
         # a capitalised term of art is a name, wherever it stands ("Nester reports ..." opens the sentence)
         capitalised = {w.lower() for w in _WORD.findall(claim_text) if w[:1].isupper()}
@@ -630,7 +660,7 @@ def _faults(claim_text: str, claim: Terms, paper: Abstract, chosen: list[int], s
     # content the abstract never mentions: everyday words (Zipf >= 5) and paraphrase verbs weigh little
     new = {claim.surface.get(s, s): 0.3 + 0.7 * rarity(claim.surface.get(s, s)) for s, w in claim.weights.items()
            if w > 0.15 and not _covered(s, paper.vocabulary) and zipf(claim.surface.get(s, s)) < 5.0
-           and claim.surface.get(s, s) not in _DIRECTION_WORDS}
+           and claim.surface.get(s, s) not in _REWORDINGS}
     if sum(new.values()) >= _UNSUPPORTED_MASS:
         yield False, f"'{max(new, key=new.__getitem__)}' is not in the abstract"
 
@@ -779,6 +809,14 @@ _CONTRAST_CUES = frozenset("unlike instead rather replace replaces replacing rep
                            "existing current conventional traditional previous prior standard classical".split())
 
 
+def _compares_unsaid(claim: Terms, support: list[Terms]) -> bool:
+    """The claim compares two things ("more precise than", "compared with") where its sentences compare nothing."""
+    if not claim.compares:
+        return False
+    said = set().union(*(t.words for t in support)) if support else set()
+    return not said & (_COMPARING | _COMPARISON_WORDS)
+
+
 def _shares(words: list[str], other: list[str], least: int, strict: bool = False) -> bool:
     """At least ``least`` of ``words`` (all of them, if fewer, unless ``strict``) said in ``other``: same stem,
     paraphrase or root."""
@@ -844,7 +882,7 @@ def _polarity_conflict(claim: Terms, support: list[Terms], others: list[Terms] |
         # one word of the pair on each side, opposite ways ("trails" / "superior performance over"): a reversal even
         # when the words next to them differ
         alone = [sd for p, sd, _ in theirs if p == pair]
-        single = len(alone) == 1 and alone[0] != side and sum(p == pair for p, _, _ in claim.directions) == 1
+        single = set(alone) == {1 - side} and sum(p == pair for p, _, _ in claim.directions) == 1
         if (opposite and not same) or single:
             return "reverses the direction the abstract reports"
     return ""

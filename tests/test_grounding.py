@@ -449,3 +449,36 @@ def test_exact_quantities_in_formulas_and_single_against_multiple():
     assert not check(r"The regret improves on the optimal classical algorithm by a factor of $T^{1/3}$.", paper).supported
     assert check("The authors generalize a last-iterate convergence result to CMDPs with several constraints.", paper).supported
     assert not check("The authors generalize a last-iterate convergence result to CMDPs with a single constraint.", paper).supported
+
+
+def test_levels_comparisons_and_shares_the_abstract_does_not_state():
+    from assistant.claims import Abstract, check
+
+    paper = Abstract.of("Oxygen", "Due to the high-cost data collection, the historical observations are severely sparse. "
+                        "We show evidence of hardness of competing when only given the weaker trace model. "
+                        "The exact solvers come at a low computational cost. "
+                        "Standard Riemannian optimization updates all the variables at every iteration. "
+                        "HDiT trains successfully without typical high-resolution training techniques such as multiscale "
+                        "architectures. Learning a representation from unlabeled time series is far from easy. "
+                        "We evaluate explanations of GPT-4 on multi-hop factual reasoning and reward modeling. "
+                        "The method improves recognition of unseen classes without deteriorating closed-set performance. "
+                        "Our fusion reaches better accuracy than ensembling at a fraction of its cost.")
+    # "high" and "low" are directions as "higher" and "lower" are; so are dense / sparse and easy / hardness
+    assert check("The exact solvers come at a low computational cost.", paper).supported
+    assert not check("The exact solvers come at a high computational cost.", paper).supported
+    assert not check("Historical observations are dense thanks to low-cost data collection.", paper).supported
+    assert not check("Competing is easy when only given the weaker trace model.", paper).supported
+    # "far from easy" says hard; a negation does not make a compound's "high-resolution" a low one
+    assert check("Learning a representation from unlabeled time series is difficult.", paper).supported
+    assert check("HDiT trains successfully with no need for high-resolution training techniques such as multiscale "
+                 "architectures.", paper).supported
+    assert not check("The method improves recognition of unseen classes but deteriorates closed-set performance.", paper).supported
+    # a comparison the abstract never makes
+    assert not check("GPT-4's explanations are more precise for reward modeling than for multi-hop factual reasoning.",
+                     paper).supported
+    assert check("The fusion reaches better accuracy than ensembling.", paper).supported
+    # "lower accuracy" is worse, as "higher error" is
+    assert not check("The fusion reaches lower accuracy than ensembling.", paper).supported
+    # "half" is a quantity: all is not half
+    assert check("Standard Riemannian optimization updates all the variables at every iteration.", paper).supported
+    assert not check("Standard Riemannian optimization updates half of the variables at every iteration.", paper).supported
