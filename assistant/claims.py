@@ -132,6 +132,10 @@ _COMPARISON_WORDS = frozenset().union(*(side for i in (0, 1, 3, 4, 15) for side 
 _BETTER_MORE = frozenset("accuracy accuracies performance quality precision recall fidelity efficiency robustness utility "
                          "reward rewards return returns throughput generalization score scores".split())
 _BETTER_LESS = frozenset("error errors loss losses cost costs latency regret variance overhead perplexity runtime".split())
+_DOMAINS = frozenset("video videos audio speech image images visual text textual language languages graph graphs code "
+                     "music robot robots robotic medical clinical molecule molecules molecular protein proteins chemical "
+                     "financial finance weather climate tabular biology biological chemistry physics health healthcare "
+                     "driving games legal traffic satellite".split())
 _LACKING = frozenset("lack lacks lacking absent absence".split())
 _DIRECTION_WORDS = frozenset(w for pair in _OPPOSITES for side in pair for w in side)
 # direction words that also name a kind of thing ("sparse regression"): a claim may not bring them in unsaid
@@ -657,6 +661,12 @@ def _faults(claim_text: str, claim: Terms, paper: Abstract, chosen: list[int], s
         # a capitalised term of art is a name, wherever it stands ("Nester reports ..." opens the sentence)
         capitalised = {w.lower() for w in _WORD.findall(claim_text) if w[:1].isupper()}
         yield any(claim.surface.get(s, s) in capitalised for s in unknown), f"'{unknown[0]}' is not in the abstract"
+    # a kind of data or a field the abstract never names ("also transfers to video-text retrieval"): everyday words,
+    # but what a result is about
+    domains = sorted(claim.surface.get(s, s) for s in claim.weights if claim.surface.get(s, s) in _DOMAINS
+                     and not _covered(s, paper.vocabulary))
+    if domains:
+        yield False, f"'{domains[0]}' is not in the abstract"
     # content the abstract never mentions: everyday words (Zipf >= 5) and paraphrase verbs weigh little
     new = {claim.surface.get(s, s): 0.3 + 0.7 * rarity(claim.surface.get(s, s)) for s, w in claim.weights.items()
            if w > 0.15 and not _covered(s, paper.vocabulary) and zipf(claim.surface.get(s, s)) < 5.0

@@ -482,3 +482,14 @@ def test_levels_comparisons_and_shares_the_abstract_does_not_state():
     # "half" is a quantity: all is not half
     assert check("Standard Riemannian optimization updates all the variables at every iteration.", paper).supported
     assert not check("Standard Riemannian optimization updates half of the variables at every iteration.", paper).supported
+
+
+def test_a_kind_of_data_the_abstract_never_names_is_an_addition():
+    from assistant.claims import Abstract, check
+
+    paper = Abstract.of("SPARC", "We introduce SPARC, a method for pretraining fine-grained multimodal representations "
+                        "from image-text pairs. SPARC improves performance on image-level tasks such as classification "
+                        "and retrieval.")
+    assert check("SPARC improves performance on image-level tasks like classification and retrieval.", paper).supported
+    assert not check("SPARC also transfers well to video-text retrieval.", paper).supported  # "video": everyday, but new
+    assert not check("SPARC also improves classification in medical imaging tasks.", paper).supported
