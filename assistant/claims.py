@@ -249,10 +249,19 @@ def numbers(text: str, stated: bool = False) -> set[float]:
         if unit == "B":  # "7B" model size: the value, also 7e9 written out
             found.add(value * 10**9)
     words = re.findall(r"[a-z]+", re.sub(r"\b(?:zero|one)-shot\b", "shot", text.lower()))  # "zero-shot" counts nothing
+    # "one-sided", "two-stage", "single-step": a count inside a compound ("zero-shot" and "one-shot" were set aside above)
+    for match in re.finditer(r"\b(one|single|two|three|four|five|six|seven|eight|nine|ten)-[a-z]", text.lower()):
+        found.add(1.0 if match.group(1) == "single" else float(_NUMBER_WORDS[match.group(1)]))
     for previous, word, after in zip([""] + words, words, words[1:] + [""]):
+        if word == "one" and previous in ("just", "only", "exactly"):  # "just one task": a count, not "one of"
+            found.add(1.0)
+        if word in ("hundreds", "thousands", "millions", "billions") and after == "of":  # an order of magnitude
+            found.add(float(_NUMBER_WORDS[word[:-1]]))
+        if word == "pair" and previous == "a" and after == "of":
+            found.add(2.0)
         if word in ("halve", "halves", "halved", "halving") or (word == "half" and (stated or after == "of" or previous in ("by", "in"))):
             found.add(0.5)  # "half of the variables", "cuts it in half" (an abstract's "half" counts wherever it stands)
-        if word in _NUMBER_WORDS and word not in ("one", "single", "half"):  # "one of", "a single" are idioms
+        if word in _NUMBER_WORDS and (stated or word not in ("one", "single", "half")):  # "one of", "a single": idioms
             if previous in ("the", "these", "those") and word in ("two", "both") and not stated:
                 continue  # "the two distributions": the ones just named, not a count
             found.add(float(_NUMBER_WORDS[word]))

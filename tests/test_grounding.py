@@ -493,3 +493,19 @@ def test_a_kind_of_data_the_abstract_never_names_is_an_addition():
     assert check("SPARC improves performance on image-level tasks like classification and retrieval.", paper).supported
     assert not check("SPARC also transfers well to video-text retrieval.", paper).supported  # "video": everyday, but new
     assert not check("SPARC also improves classification in medical imaging tasks.", paper).supported
+
+
+def test_counts_said_in_compounds_and_orders_of_magnitude():
+    from assistant.claims import Abstract, check
+
+    paper = Abstract.of("Intervals", "We establish two-sided confidence intervals for the optimal loss. "
+                        "BetterV improves several downstream tasks of EDA. We propose a single-loop algorithm. "
+                        "The method tunes a pipeline with hundreds of parameters using a single Gaussian process.")
+    assert check("The paper establishes two-sided confidence intervals for the optimal loss.", paper).supported
+    assert not check("The paper establishes one-sided confidence intervals for the optimal loss.", paper).supported
+    assert not check("BetterV improves just one downstream task of EDA.", paper).supported
+    assert check("The authors propose a single-loop algorithm.", paper).supported
+    assert check("The method tunes a pipeline with hundreds of parameters.", paper).supported
+    assert not check("The method tunes a pipeline with thousands of parameters.", paper).supported
+    assert not check("The method tunes the pipeline with a pair of Gaussian processes.", paper).supported
+    assert check("The method tunes the pipeline with one Gaussian process.", paper).supported  # "a single" counts one
