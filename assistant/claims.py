@@ -248,9 +248,10 @@ def numbers(text: str, stated: bool = False) -> set[float]:
             found.add(0.5)
         if unit == "B":  # "7B" model size: the value, also 7e9 written out
             found.add(value * 10**9)
-    words = re.findall(r"[a-z]+", re.sub(r"\b(?:zero|one)-shot\b", "shot", text.lower()))  # "zero-shot" counts nothing
+    lowered = re.sub(r"\b(?:zero|one)-shot\b", "shot", text.lower())  # "zero-shot" counts nothing
+    words = re.findall(r"[a-z]+", lowered)
     # "one-sided", "two-stage", "single-step": a count inside a compound ("zero-shot" and "one-shot" were set aside above)
-    for match in re.finditer(r"\b(one|single|two|three|four|five|six|seven|eight|nine|ten)-[a-z]", text.lower()):
+    for match in re.finditer(r"\b(one|single|two|three|four|five|six|seven|eight|nine|ten)-[a-z]", lowered):
         found.add(1.0 if match.group(1) == "single" else float(_NUMBER_WORDS[match.group(1)]))
     for previous, word, after in zip([""] + words, words, words[1:] + [""]):
         if word == "one" and previous in ("just", "only", "exactly"):  # "just one task": a count, not "one of"
