@@ -369,8 +369,10 @@ def analyse(text: str, stated: bool = False) -> Terms:
         named = any(c.isupper() for c in words[i][1:])  # "StoP", "LESS": a name, not a negation or a direction
         if not named and word == "not" and lowered[i + 1 : i + 2] in (["only"], ["just"], ["merely"]):
             continue  # "not only A but B" states both
-        if not named and (word.endswith("n't") or word in NEGATIONS):
-            before = context(i - 3, i) if word in _LACKING else []  # "the guarantees they lack": what is lacking comes first
+        scant = word in ("little", "poorly") and (lowered[i - 1] if i else "") not in ("a", "very", "too")  # "little effect"
+        if not named and (word.endswith("n't") or word in NEGATIONS or scant):
+            # "the guarantees they lack": what is lacking comes first; "scale poorly": what goes badly
+            before = context(i - 3, i) if word in _LACKING else context(i - 2, i) if word == "poorly" else []
             terms.negated.append(context(i + 1, i + 6) + before)
             terms.negated_before.append(context(i - 4, i))
             negated_until, negated_from = i + 3, i

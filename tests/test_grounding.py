@@ -509,3 +509,16 @@ def test_counts_said_in_compounds_and_orders_of_magnitude():
     assert not check("The method tunes a pipeline with thousands of parameters.", paper).supported
     assert not check("The method tunes the pipeline with a pair of Gaussian processes.", paper).supported
     assert check("The method tunes the pipeline with one Gaussian process.", paper).supported  # "a single" counts one
+
+
+def test_little_and_poorly_say_what_a_negation_says():
+    from assistant.claims import Abstract, check
+
+    paper = Abstract.of("Shaping", "Shaping strongly speeds up how quickly tasks are learned. "
+                        "Acquisition functions that integrate over the objective space scale poorly to many objectives. "
+                        "Our model transfers well to diverse downstream tasks.")
+    assert not check("Shaping has little effect on how quickly tasks are learned.", paper).supported
+    assert not check("The model transfers poorly to diverse downstream tasks.", paper).supported
+    assert check("Acquisition functions integrating over the objective space scale poorly with many objectives.",
+                 paper).supported
+    assert check("The model transfers well to a variety of downstream tasks.", paper).supported
