@@ -90,7 +90,9 @@ _SYNONYMS: tuple[frozenset[str], ...] = tuple(frozenset(group.split()) for group
 NEGATIONS = frozenset("not no never none neither nor without cannot cant fail fails failed failing lack lacks lacking unable "
                       "absent absence impossible eliminate eliminates eliminated eliminating avoid avoids avoiding "
                       "obviate obviates obviating remove removes removed removing struggle struggles struggling "
-                      "prevent prevents prevented preventing stop stops stopped cease ceases ceased plateau plateaus plateaued".split())
+                      "prevent prevents prevented preventing stop stops stopped cease ceases ceased plateau plateaus plateaued "
+                      "ignore ignores ignored ignoring disregard disregards disregarded disregarding neglect neglects neglected "
+                      "neglecting overlook overlooks overlooked overlooking".split())
 # opposite directions a finding can be reported in; each side lists words that say the same thing
 _OPPOSITES: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple((frozenset(a.split()), frozenset(b.split())) for a, b in (
     ("outperform outperforms outperformed outperforming beat beats surpass surpasses exceed exceeds superior better best "
@@ -105,7 +107,7 @@ _OPPOSITES: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple((frozenset
     ("faster fastest quicker speedup accelerate accelerates", "slower slowest slowdown slows"),
     ("stronger strongest robust", "weaker weakest fragile brittle"),
     ("preserve preserves preserving preserved maintain maintains maintaining maintained keep keeps keeping kept retain "
-     "retains retaining retained intact",
+     "retains retaining retained intact remain remains remaining",
      "change changes changing alter alters altering distort distorts distorting lose loses losing sacrifice sacrifices sacrificing "
      "degrade degrades degraded degrading"),
     ("consistent consistently stable similar same uniform", "vary varies varying inconsistent different differ differs unstable"),
@@ -122,6 +124,7 @@ _OPPOSITES: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple((frozenset
     ("maximize maximizes maximizing maximise maximises maximising", "minimize minimizes minimizing minimise minimises minimising"),
     ("open", "closed"),
     ("dense denser densely", "sparse sparser sparsely sparsity"),
+    ("adaptive adaptively adapts adapt dynamic dynamically", "fixed static"),
     ("single sole", "multiple several numerous"),
 ))
 _COMPARING = frozenset("than compared versus vs".split())
@@ -402,6 +405,8 @@ def analyse(text: str, stated: bool = False) -> Terms:
             terms.compares = True
         if (word, after) in (("rather", "than"), ("instead", "of")):  # "fingertips rather than the whole hand"
             terms.contrasted.append(context(i + 2, i + 7))
+        if word in ("give", "gives", "giving", "gave") and after == "up":  # "gives up its guarantees": sacrifices them
+            word = "sacrifices"
         for pair, (up, down) in enumerate(_OPPOSITES):
             if not named and (word in up or word in down):  # what moves: the nearest content word on each side
                 nearest = [w for w in lowered[max(i - 3, 0) : i] if _is_content(w)][-1:] + [w for w in lowered[i + 1 : i + 5] if _is_content(w)][:1]

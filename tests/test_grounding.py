@@ -522,3 +522,18 @@ def test_little_and_poorly_say_what_a_negation_says():
     assert check("Acquisition functions integrating over the objective space scale poorly with many objectives.",
                  paper).supported
     assert check("The model transfers well to a variety of downstream tasks.", paper).supported
+
+
+def test_ignoring_giving_up_and_fixed_against_adaptive():
+    from assistant.claims import Abstract, check
+
+    paper = Abstract.of("Factored", "We propose an algorithm exploiting the factorization of the transition model. "
+                        "Existing methods neglect the sequential nature of the reverse chain. "
+                        "The new policy is computationally efficient while remaining asymptotically optimal. "
+                        "IRED adapts the number of optimization steps during inference based on problem difficulty.")
+    assert not check("The algorithm ignores the factorization of the transition model.", paper).supported
+    assert check("Existing methods ignore the sequential nature of the reverse chain.", paper).supported
+    assert not check("The new policy is computationally efficient but gives up asymptotic optimality.", paper).supported
+    assert not check("IRED uses a fixed number of optimization steps during inference regardless of problem difficulty.",
+                     paper).supported
+    assert check("IRED adjusts the number of optimization steps at inference to the problem's difficulty.", paper).supported
