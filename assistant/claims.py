@@ -652,6 +652,10 @@ def _faults(claim_text: str, claim: Terms, paper: Abstract, chosen: list[int], s
         yield False, polarity
     if _compares_unsaid(claim, supporting):
         yield False, "the abstract makes no such comparison"
+    if _restricts_unsaid(claim_text, supporting):
+        yield False, "the abstract states no such restriction"
+    if re.search(r"\balready\b(?!-)", claim_text, re.I) and not any("already" in t.words for t in supporting):
+        yield False, "the abstract does not say this is already so"  # "already well understood" for "remains elusive"
     unknown_names = sorted(n for n in claim.names if not _name_known(n, paper))
     if unknown_names:
         yield True, f"'{unknown_names[0]}' is not in the abstract"
@@ -834,6 +838,19 @@ def _prefix_negated(words: set[str], other: set[str]) -> str:
 # words with which an abstract sets its method against another: a claim's "instead of X" may restate them
 _CONTRAST_CUES = frozenset("unlike instead rather replace replaces replacing replaced depart departs departing than versus vs "
                            "existing current conventional traditional previous prior standard classical".split())
+
+
+_RESTRICTING = frozenset("only solely exclusively just merely alone limited restricted specific single sole unless except "
+                         "requires require required need needs needed necessary".split())
+
+
+def _restricts_unsaid(claim_text: str, support: list[Terms]) -> bool:
+    """The claim narrows what the abstract says ("it can only be used with closed-source models") where its sentences
+    narrow nothing."""
+    lowered = [w.lower() for w in _WORD.findall(claim_text)]
+    restricts = any(w == "only" and (i == 0 or lowered[i - 1] not in ("not", "the")) for i, w in enumerate(lowered))  # "not only"
+    said = set().union(*(t.words for t in support)) if support else set()
+    return restricts and not said & _RESTRICTING
 
 
 def _compares_unsaid(claim: Terms, support: list[Terms]) -> bool:

@@ -537,3 +537,15 @@ def test_ignoring_giving_up_and_fixed_against_adaptive():
     assert not check("IRED uses a fixed number of optimization steps during inference regardless of problem difficulty.",
                      paper).supported
     assert check("IRED adjusts the number of optimization steps at inference to the problem's difficulty.", paper).supported
+
+
+def test_a_restriction_or_an_already_the_abstract_does_not_state():
+    from assistant.claims import Abstract, check
+
+    paper = Abstract.of("Compiler", "LLMCompiler generates an optimized orchestration for function calls and can be used "
+                        "with open-source and closed-source models. A complete theoretical understanding of these "
+                        "heuristics remains elusive. The method requires only a pretrained vision-language model.")
+    assert check("LLMCompiler can be used with both open-source and closed-source models.", paper).supported
+    assert not check("LLMCompiler can only be used with closed-source models.", paper).supported
+    assert check("The method needs only a pretrained vision-language model.", paper).supported  # the abstract restricts
+    assert not check("A complete theoretical understanding of these heuristics is already established.", paper).supported
