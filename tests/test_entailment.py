@@ -38,7 +38,7 @@ def _verdict(claim: str, source: Source, learned: bool = True):
 
 
 REVERSED = [  # (paper, a claim that reverses one of its sentences in words the lexical rules do not list)
-    ("space", "The authors argue that unsupervised pre-training on DNA sequences alone already yields optimal results."),
+    ("space", "The authors argue that unsupervised pre-training on DNA sequences alone achieves optimal results."),
 ]
 FAITHFUL = [  # (paper, a faithful rewording, partial claims and numbers included)
     ("space", "SPACE uses a Mixture of Experts to capture relationships between DNA sequences across species and genomic profiles."),
