@@ -265,7 +265,7 @@ def numbers(text: str, stated: bool = False) -> set[float]:
             found.add(2.0)
         if word in ("halve", "halves", "halved", "halving") or (word == "half" and (stated or after == "of" or previous in ("by", "in"))):
             found.add(0.5)  # "half of the variables", "cuts it in half" (an abstract's "half" counts wherever it stands)
-        if word in _NUMBER_WORDS and (stated or word not in ("one", "single", "half")):  # "one of", "a single": idioms
+        if word in _NUMBER_WORDS and (stated or word not in ("one", "half")):  # "one of": an idiom
             if previous in ("the", "these", "those") and word in ("two", "both") and not stated:
                 continue  # "the two distributions": the ones just named, not a count
             found.add(float(_NUMBER_WORDS[word]))

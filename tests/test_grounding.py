@@ -509,6 +509,7 @@ def test_counts_said_in_compounds_and_orders_of_magnitude():
     assert not check("The method tunes a pipeline with thousands of parameters.", paper).supported
     assert not check("The method tunes the pipeline with a pair of Gaussian processes.", paper).supported
     assert check("The method tunes the pipeline with one Gaussian process.", paper).supported  # "a single" counts one
+    assert not check("BetterV improves a single downstream task of EDA.", paper).supported  # a claim's "single" counts too
 
 
 def test_little_and_poorly_say_what_a_negation_says():
