@@ -139,6 +139,10 @@ _DOMAINS = frozenset("video videos audio speech image images visual text textual
                      "music robot robots robotic medical clinical molecule molecules molecular protein proteins chemical "
                      "financial finance weather climate tabular biology biological chemistry physics health healthcare "
                      "driving games legal traffic satellite".split())
+# verbs of change, not of comparison: "reduces the sampling time" compares nothing with anything
+_CHANGE_VERBS = frozenset("increase increases increased increasing raise raises decrease decreases decreased decreasing reduce "
+                          "reduces reduced reducing compress compresses compressed compressing improve improves improved "
+                          "improving accelerate accelerates slows".split())
 _LACKING = frozenset("lack lacks lacking absent absence".split())
 _DIRECTION_WORDS = frozenset(w for pair in _OPPOSITES for side in pair for w in side)
 # direction words that also name a kind of thing ("sparse regression"): a claim may not bring them in unsaid
@@ -650,7 +654,7 @@ def _faults(claim_text: str, claim: Terms, paper: Abstract, chosen: list[int], s
     polarity = _polarity_conflict(claim, supporting, [t for i, t in enumerate(paper.sentences) if i not in chosen])
     if polarity:
         yield False, polarity
-    if _compares_unsaid(claim, supporting):
+    if _compares_unsaid(claim, supporting) or _ranks_unsaid(claim_text, supporting):
         yield False, "the abstract makes no such comparison"
     if _restricts_unsaid(claim_text, supporting):
         yield False, "the abstract states no such restriction"
@@ -853,12 +857,25 @@ def _restricts_unsaid(claim_text: str, support: list[Terms]) -> bool:
     return restricts and not said & _RESTRICTING
 
 
+_SUPERLATIVES = frozenset("best worst largest smallest highest lowest greatest strongest weakest fastest slowest".split())
+_RANKING_WORDS = _SUPERLATIVES | frozenset("state sota first leading top optimal most least".split())
+
+
+def _ranks_unsaid(claim_text: str, support: list[Terms]) -> bool:
+    """The claim ranks ("works best for audio", "largest in strategic classification") where its sentences rank and
+    compare nothing."""
+    if not {w.lower() for w in _WORD.findall(claim_text)} & _SUPERLATIVES:
+        return False
+    said = set().union(*(t.words for t in support)) if support else set()
+    return not said & (_COMPARING | _RANKING_WORDS | _OPPOSITES[0][0] | _OPPOSITES[0][1])
+
+
 def _compares_unsaid(claim: Terms, support: list[Terms]) -> bool:
     """The claim compares two things ("more precise than", "compared with") where its sentences compare nothing."""
     if not claim.compares:
         return False
     said = set().union(*(t.words for t in support)) if support else set()
-    return not said & (_COMPARING | _COMPARISON_WORDS)
+    return not said & (_COMPARING | (_COMPARISON_WORDS - _CHANGE_VERBS))
 
 
 def _shares(words: list[str], other: list[str], least: int, strict: bool = False) -> bool:

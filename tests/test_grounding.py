@@ -550,3 +550,16 @@ def test_a_restriction_or_an_already_the_abstract_does_not_state():
     assert not check("LLMCompiler can only be used with closed-source models.", paper).supported
     assert check("The method needs only a pretrained vision-language model.", paper).supported  # the abstract restricts
     assert not check("A complete theoretical understanding of these heuristics is already established.", paper).supported
+
+
+def test_a_ranking_or_comparison_over_a_change_the_abstract_does_not_make():
+    from assistant.claims import Abstract, check
+
+    paper = Abstract.of("Exiting", "Diffusion models generate images, videos, text, and audio. "
+                        "Our early-exiting scheme reduces the overall sampling time. "
+                        "Severity encoding speeds up reconstruction on linear and nonlinear inverse problems.")
+    assert check("The early-exiting scheme reduces the overall sampling time.", paper).supported
+    assert not check("Early exiting reduces the sampling time most for audio diffusion models, where it works best.",
+                     paper).supported
+    assert not check("Severity encoding speeds up reconstruction less on nonlinear inverse problems than on linear ones.",
+                     paper).supported
