@@ -4,10 +4,12 @@ below it) and ``entailment.RESCUE`` (a claim the rules drop for its wording alon
 Every claim of the given case files is checked alone against its paper with the learned check (``check(...,
 learned=True)``), recording the logit the model gave it, if any. The thresholds are then swept on a grid of 0.5 and,
 for each pair, the claims the model scored are re-decided; the others keep their rule verdict. The pick: the highest
-min(supported kept, unsupported removed) over all files, among pairs that are no worse than the previous pair
-(4.0, -5.5) on any file on either side, and with THRESHOLD at most ``--threshold-at-most`` (-4.5: at -4.0 the
+min(supported kept, unsupported removed) over all files (ties: the higher sum), with THRESHOLD at most
+``--threshold-at-most`` (-4.5: at -4.0 the
 faithful paraphrase of ``tests/test_grounding_benchmark.py``, "By loading only the Top-K critical KV cache pages ...,
-Quest speeds up self-attention a lot without losing accuracy", scores -4.2 and loses its marker). The model never
+Quest speeds up self-attention a lot without losing accuracy", scores -4.2 and loses its marker). ``--no-worse`` also
+requires the pair to be no worse than the previous one on any file on either side (session 17's rule; after the rules
+change, the previous pair is no longer a fixed point to improve on). The model never
 trained on these files (``benchmarks.train_entailment`` holds every ``grounding_heldout`` file but 1 and 2 out), so
 its scores are out of sample; the pick is in-sample for the files it was made on: report it on a file that is not
 among them.
@@ -26,9 +28,9 @@ from assistant import claims, entailment
 from benchmarks.grounding import CASES, KEEP
 from benchmarks.train_entailment import DATA, Corpus
 
-DEFAULT = [CASES, *(DATA / f"grounding_heldout{n}.jsonl" for n in range(3, 11))]
+DEFAULT = [CASES, *(DATA / f"grounding_heldout{n}.jsonl" for n in range(3, 12))]
 RESCUES = [4.0, 3.5, 3.0, 2.5, 2.0, 1.5, 1.0, 0.5, 0.0]
-PREVIOUS = (4.0, -5.5)  # RESCUE, THRESHOLD of session 16, against which "no worse" is judged
+PREVIOUS = (2.5, -4.5)  # RESCUE, THRESHOLD of session 17, against which "no worse" is judged
 THRESHOLDS = [-6.0, -5.5, -5.0, -4.5, -4.0, -3.5, -3.0, -2.5]
 Row = tuple[str, bool, bool, float | None, float | None]  # file, should keep, rules+model verdict, rescue logit, check logit
 
@@ -92,6 +94,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.entailment_thresholds", description=__doc__.split("\n\n")[0])
     parser.add_argument("--cases", type=Path, nargs="*", default=DEFAULT)
     parser.add_argument("--threshold-at-most", type=float, default=-4.5)
+    parser.add_argument("--no-worse", action="store_true", help="only pairs no worse than PREVIOUS on any file")
     args = parser.parse_args(argv)
     rows = score(args.cases)
     shipped = rates(rows, PREVIOUS[0], PREVIOUS[1])
@@ -103,14 +106,14 @@ def main(argv: list[str] | None = None) -> None:
             per = rates(rows, rescue, threshold)
             kept = sum(c[0] for c in per.values()) / max(1, sum(c[1] for c in per.values()))
             removed = sum(c[2] for c in per.values()) / max(1, sum(c[3] for c in per.values()))
-            no_worse = all(per[f][0] >= shipped[f][0] and per[f][2] >= shipped[f][2] for f in shipped) \
-                and threshold <= args.threshold_at_most
-            candidates.append((min(kept, removed), kept, removed, rescue, threshold, no_worse))
+            no_worse = all(per[f][0] >= shipped[f][0] and per[f][2] >= shipped[f][2] for f in shipped)
+            allowed = threshold <= args.threshold_at_most and (no_worse or not args.no_worse)
+            candidates.append((min(kept, removed), kept + removed, kept, removed, rescue, threshold, allowed))
             print(f"RESCUE {rescue:4.1f} THRESHOLD {threshold:5.1f}  supported kept {kept:.4f}  unsupported removed "
-                  f"{removed:.4f}  {'allowed' if no_worse else ''}")
-    best = max(c for c in candidates if c[5])
-    print(f"pick: RESCUE {best[3]}, THRESHOLD {best[4]} (supported kept {best[1]:.4f}, unsupported removed {best[2]:.4f})")
-    for name, counts in sorted(rates(rows, best[3], best[4]).items()):
+                  f"{removed:.4f}  {'allowed' if allowed else ''}{' (no worse on any file)' if no_worse else ''}")
+    best = max(c for c in candidates if c[6])
+    print(f"pick: RESCUE {best[4]}, THRESHOLD {best[5]} (supported kept {best[2]:.4f}, unsupported removed {best[3]:.4f})")
+    for name, counts in sorted(rates(rows, best[4], best[5]).items()):
         print(f"  {name:32} supported kept {counts[0]}/{counts[1]}  unsupported removed {counts[2]}/{counts[3]}")
 
 
