@@ -86,6 +86,7 @@ _SYNONYMS: tuple[frozenset[str], ...] = tuple(frozenset(group.split()) for group
     "prove proves proved proven provable provably proof proofs",
     "meet meets satisfy satisfies fulfil fulfils fulfill fulfills",
     "limit limits limited limiting restrict restricts restricted restricting constrain constrains constrained",
+    "costly costlier expensive demanding",
 ))
 NEGATIONS = frozenset("not no never none neither nor without cannot cant fail fails failed failing lack lacks lacking unable "
                       "absent absence impossible eliminate eliminates eliminated eliminating avoid avoids avoiding "
@@ -105,7 +106,8 @@ _OPPOSITES: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple((frozenset
      "degrade degrades degraded degrading deteriorate deteriorates deteriorated deteriorating hurt hurts harm harms worsen "
      "worsens drop drops loss losses"),
     ("faster fastest quicker speedup accelerate accelerates", "slower slowest slowdown slows"),
-    ("stronger strongest robust", "weaker weakest fragile brittle"),
+    ("stronger strongest robust strengthen strengthens strengthened strengthening",
+     "weaker weakest fragile brittle weaken weakens weakened weakening"),
     ("preserve preserves preserving preserved maintain maintains maintaining maintained keep keeps keeping kept retain "
      "retains retaining retained intact remain remains remaining",
      "change changes changing alter alters altering distort distorts distorting lose loses losing sacrifice sacrifices sacrificing "
@@ -120,7 +122,7 @@ _OPPOSITES: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple((frozenset
     ("tight tighter tightest sharp sharper", "loose looser loosest"),
     ("support supports supported supporting confirm confirms confirmed agree agrees align aligns aligned",
      "challenge challenges challenged challenging contradict contradicts refute refutes dispute disputes question questions"),
-    ("same equal identical unchanged comparable", "higher lower more less greater larger smaller increased reduced short behind"),
+    ("same equal equally identical unchanged comparable", "higher lower more less greater larger smaller increased reduced short behind"),
     ("maximize maximizes maximizing maximise maximises maximising", "minimize minimizes minimizing minimise minimises minimising"),
     ("open", "closed"),
     ("dense denser densely", "sparse sparser sparsely sparsity"),
@@ -143,11 +145,12 @@ _DOMAINS = frozenset("video videos audio speech image images visual text textual
 _CHANGE_VERBS = frozenset("increase increases increased increasing raise raises decrease decreases decreased decreasing reduce "
                           "reduces reduced reducing compress compresses compressed compressing improve improves improved "
                           "improving accelerate accelerates slows".split())
+_NAME_SUFFIXES = frozenset("based style like derived driven aware guided specific free level wise type only inspired".split())
 _LACKING = frozenset("lack lacks lacking absent absence".split())
 _DIRECTION_WORDS = frozenset(w for pair in _OPPOSITES for side in pair for w in side)
 # direction words that also name a kind of thing ("sparse regression"): a claim may not bring them in unsaid
 _REWORDINGS = _DIRECTION_WORDS - frozenset("dense denser densely sparse sparser sparsely sparsity".split())
-_NEGATING_PREFIXES = ("non", "un", "in", "im", "ir", "il", "dis")
+_NEGATING_PREFIXES = ("non", "un", "in", "im", "ir", "il", "dis", "mis")
 _NUMBER_WORDS: dict[str, float] = {w: float(i) for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen "
     "eighteen nineteen twenty".split())}
@@ -255,7 +258,8 @@ def numbers(text: str, stated: bool = False) -> set[float]:
             found.add(0.5)
         if unit == "B":  # "7B" model size: the value, also 7e9 written out
             found.add(value * 10**9)
-    lowered = re.sub(r"\b(?:zero|one)-shot\b", "shot", text.lower())  # "zero-shot" counts nothing
+    # "zero-shot", "one-shot", "Zero-Knowledge Proofs" count nothing
+    lowered = re.sub(r"\b(?:zero-[a-z]+|one-shot)\b", "shot", text.lower())
     words = re.findall(r"[a-z]+", lowered)
     # "one-sided", "two-stage", "single-step": a count inside a compound ("zero-shot" and "one-shot" were set aside above)
     for match in re.finditer(r"\b(one|single|two|three|four|five|six|seven|eight|nine|ten)-[a-z]", lowered):
@@ -377,6 +381,8 @@ def analyse(text: str, stated: bool = False) -> Terms:
         if not named and word == "not" and lowered[i + 1 : i + 2] in (["only"], ["just"], ["merely"]):
             continue  # "not only A but B" states both
         scant = word in ("little", "poorly") and (lowered[i - 1] if i else "") not in ("a", "very", "too")  # "little effect"
+        if word == "nor" and "neither" in lowered[:i]:  # "neither X nor Y": one negation, already read at "neither"
+            continue
         if not named and (word.endswith("n't") or word in NEGATIONS or scant):
             # "the guarantees they lack": what is lacking comes first; "scale poorly": what goes badly
             before = context(i - 3, i) if word in _LACKING else context(i - 2, i) if word == "poorly" else []
@@ -409,10 +415,13 @@ def analyse(text: str, stated: bool = False) -> Terms:
             terms.compares = True
         if (word, after) in (("rather", "than"), ("instead", "of")):  # "fingertips rather than the whole hand"
             terms.contrasted.append(context(i + 2, i + 7))
-        if word in ("give", "gives", "giving", "gave") and after == "up":  # "gives up its guarantees": sacrifices them
-            word = "sacrifices"
+        if (word in ("give", "gives", "giving", "gave") and after == "up") or (
+                word in ("cost", "expense") and lowered[i - 2 : i] == ["at", "the"] and after == "of"):
+            word = "sacrifices"  # "gives up its guarantees", "at the cost of stability": sacrifices them
         for pair, (up, down) in enumerate(_OPPOSITES):
-            if not named and (word in up or word in down):  # what moves: the nearest content word on each side
+            if not named and (word in up or word in down) and not (word in ("lower", "upper", "higher") and after in ("bound", "bounds")):
+                # "lower bound" is a term, not a direction; otherwise
+                # what moves: the nearest content word on each side
                 nearest = [w for w in lowered[max(i - 3, 0) : i] if _is_content(w)][-1:] + [w for w in lowered[i + 1 : i + 5] if _is_content(w)][:1]
                 # "no need for high-resolution tricks": a negation does not turn a compound's "high" into "low"
                 side = (0 if word in up else 1) ^ (negated_from < i <= negated_until and i not in compound)
@@ -555,6 +564,9 @@ def _name_known(name: str, paper: Abstract) -> bool:
     if len(parts) > 1 and any(c.isdigit() for c in name):  # "ResNet-50" is not "ResNet-18": the numbered whole must occur
         return _compact(name) in paper.numbered
     if len(parts) > 1 and all(p in paper.names or stem(p) in paper.vocabulary or p.isdigit() for p in parts):
+        return True
+    if len(parts) > 1 and any(p in paper.names for p in parts) and all(  # "SSL-derived", "CLIP-based": the name is known
+            p in paper.names or p in _NAME_SUFFIXES for p in parts):
         return True
     return stem(name) in paper.vocabulary
 

@@ -563,3 +563,25 @@ def test_a_ranking_or_comparison_over_a_change_the_abstract_does_not_make():
                      paper).supported
     assert not check("Severity encoding speeds up reconstruction less on nonlinear inverse problems than on linear ones.",
                      paper).supported
+
+
+def test_bounds_compound_names_and_reversals_said_as_costs():
+    from assistant.claims import Abstract, check
+
+    paper = Abstract.of("Risk", "Estimating CVaR with epsilon-accuracy requires at least $\\Omega(1/\\epsilon^2)$ samples, "
+                        "and we derive an upper bound that matches this lower bound up to logarithmic factors. "
+                        "The method operates as a self-learning approach, without reliance on expert knowledge or "
+                        "hand-crafted functions. FairProof uses Zero-Knowledge Proofs to verify the fairness of a model. "
+                        "A Self-Supervised Learning (SSL) model extracts the representation. Our reward shaping improves "
+                        "sample efficiency without sacrificing convergence stability. White-box methods can compete with "
+                        "computationally demanding black-box methods. In this game the principal and the agent have "
+                        "misaligned objectives. Memorization of spurious features weakens as generalization improves.")
+    assert check("The paper derives an upper bound that matches the lower bound up to logarithmic factors.", paper).supported
+    assert check("The approach learns by itself, relying neither on expert knowledge nor on hand-crafted functions.",
+                 paper).supported
+    assert check("FairProof uses Zero-Knowledge Proofs to verify a model's fairness.", paper).supported
+    assert check("The representation is extracted by an SSL-based model.", paper).supported
+    assert check("White-box methods can compete with costlier black-box methods.", paper).supported
+    assert not check("The reward shaping improves sample efficiency at the cost of convergence stability.", paper).supported
+    assert not check("In this game the principal and the agent have aligned objectives.", paper).supported
+    assert not check("Memorization of spurious features strengthens as generalization improves.", paper).supported
