@@ -96,7 +96,8 @@ NEGATIONS = frozenset("not no never none neither nor without cannot cant fail fa
                       "neglecting overlook overlooks overlooked overlooking".split())
 # opposite directions a finding can be reported in; each side lists words that say the same thing
 _OPPOSITES: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple((frozenset(a.split()), frozenset(b.split())) for a, b in (
-    ("outperform outperforms outperformed outperforming beat beats surpass surpasses exceed exceeds superior better best "
+    ("outperform outperforms outperformed outperforming beat beats surpass surpasses exceed exceeds superior superiority "
+     "better best "
      "improve improves improved improving",  # "improves on X" / "falls short of X"
      "underperform underperforms underperformed underperforming trail trails lag lags inferior worse worst short behind"),
     ("high higher highest more greater larger largest bigger increase increases increased increasing raise raises",
@@ -107,7 +108,7 @@ _OPPOSITES: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple((frozenset
      "worsens drop drops loss losses"),
     ("faster fastest quicker speedup accelerate accelerates", "slower slowest slowdown slows"),
     ("stronger strongest robust strengthen strengthens strengthened strengthening",
-     "weaker weakest fragile brittle weaken weakens weakened weakening"),
+     "weaker weakest fragile brittle weaken weakens weakened weakening susceptible vulnerable"),
     ("preserve preserves preserving preserved maintain maintains maintaining maintained keep keeps keeping kept retain "
      "retains retaining retained intact remain remains remaining",
      "change changes changing alter alters altering distort distorts distorting lose loses losing sacrifice sacrifices sacrificing "
@@ -127,6 +128,7 @@ _OPPOSITES: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple((frozenset
     ("open", "closed"),
     ("dense denser densely", "sparse sparser sparsely sparsity"),
     ("adaptive adaptively adapts adapt dynamic dynamically", "fixed static"),
+    ("linear linearly", "exponential exponentially superlinear quadratic quadratically"),
     ("single sole", "multiple several numerous"),
 ))
 _COMPARING = frozenset("than compared versus vs".split())
@@ -149,7 +151,8 @@ _NAME_SUFFIXES = frozenset("based style like derived driven aware guided specifi
 _LACKING = frozenset("lack lacks lacking absent absence".split())
 _DIRECTION_WORDS = frozenset(w for pair in _OPPOSITES for side in pair for w in side)
 # direction words that also name a kind of thing ("sparse regression"): a claim may not bring them in unsaid
-_REWORDINGS = _DIRECTION_WORDS - frozenset("dense denser densely sparse sparser sparsely sparsity".split())
+_REWORDINGS = _DIRECTION_WORDS - frozenset("dense denser densely sparse sparser sparsely sparsity linear linearly exponential "
+                                           "exponentially superlinear quadratic quadratically".split())
 _NEGATING_PREFIXES = ("non", "un", "in", "im", "ir", "il", "dis", "mis")
 _NUMBER_WORDS: dict[str, float] = {w: float(i) for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen "

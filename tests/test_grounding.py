@@ -571,6 +571,17 @@ SESSION_18_CASES = [
          ('In this game the principal and the agent have aligned objectives.', False),
          ('Memorization of spurious features strengthens as generalization improves.', False),
      ]),
+    ("superiority_susceptibility_and_growth_rates", 'AnyTool',
+     'Experiments demonstrate the superiority of AnyTool over strong baselines such as ToolLLM. Positive '
+     'Lyapunov exponents exponentially amplify errors in the learned dynamics. Such restoration methods are '
+     'necessarily more susceptible to adversarial attacks.',
+     [
+         ('AnyTool outperforms strong baselines such as ToolLLM.', True),
+         ('AnyTool underperforms strong baselines such as ToolLLM.', False),
+         ('Positive Lyapunov exponents amplify errors in the learned dynamics linearly.', False),
+         ('Such restoration methods are necessarily more robust to adversarial attacks.', False),
+         ('Such restoration methods are necessarily more vulnerable to adversarial attacks.', True),
+     ]),
 ]
 
 
