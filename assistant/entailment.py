@@ -30,19 +30,19 @@ __all__ = ["EntailmentModel", "THRESHOLD", "MIN_WORDS", "RESCUE", "affirmed", "c
 
 WEIGHTS = Path(__file__).with_name("data") / "entailment_lora.npz"
 # logits of both thresholds: the grid point (steps of 0.5) with the highest min(supported kept, unsupported removed)
-# over grounding_cases and held-out sets 3-11 (1,922 claims the model never trained on), with THRESHOLD at most -4.5 so
+# over grounding_cases and held-out sets 3-14 (2,306 claims the model never trained on), with THRESHOLD at most -4.5 so
 # the faithful claim of tests/test_grounding_benchmark.py (-4.2) keeps its marker (`python -m
-# benchmarks.entailment_thresholds`, with the rules of session 18); reported on held-out sets 12 and 13
+# benchmarks.entailment_thresholds`, with the rules of session 18); reported on held-out set 15
 THRESHOLD = -4.5
 MAX_TOKENS = 160
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9'’-]*")  # words, not numbers: "18.3%" and "Top-1" are one word each or none
 MIN_WORDS = 6  # terser claims ("Nester trains 2 models") stay with the rules
 # logit at which the model keeps a claim the rules drop for its wording alone (never for a number, a formula or a name);
 # chosen with THRESHOLD, above. Session 18's rules drop more claims for their wording (an "only" or "already" the
-# abstract lacks, a comparison it does not make), so the rescue moved from 2.5 to 0.5: on those files supported kept
-# 0.931 -> 0.945, unsupported removed 0.955 -> 0.943. It lets through the adversarial "enhances LMs ... by increasing
+# abstract lacks, a comparison it does not make), so the rescue moved from 2.5 to 1.0: on those files supported kept
+# 0.926 -> 0.945, unsupported removed 0.953 -> 0.947. It lets through the adversarial "enhances LMs ... by increasing
 # model size" (3.3) of tests/test_grounding.py, which the rules alone remove
-RESCUE = 0.5
+RESCUE = 1.0
 
 
 class EntailmentModel(CrossEncoder):
