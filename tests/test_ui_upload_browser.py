@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from test_ui_browser import ANSWERED, WATCH_SOURCES, chromium
 from ui_server import SEED, SHARED, Server, paperchat, start_server
 
@@ -37,11 +38,17 @@ def test_page_shows_upload_progress_and_keeps_answering(server: tuple[Server, Pa
         page.click("#pc-add button:has-text('Add papers')")  # open the accordion
         page.set_input_files("#pc-upload input[type=file]", str(papers))
         page.wait_for_selector("#pc-upload :text('page-upload.jsonl')")
-        page.click("#pc-add-btn")
-
         status = page.locator("#pc-upload-status")
-        page.wait_for_function("() => /embedding \\d+ \\/ 130 papers/.test(document.querySelector('#pc-upload-status').innerText)",
-                               timeout=300_000)
+        for _ in range(20):  # the file name shows while the browser is still sending it: a click then finds no file yet
+            page.click("#pc-add-btn")
+            try:
+                page.wait_for_function("() => /embedding \\d+ \\/ 130 papers|Choose a paper file first/.test("
+                                       "document.querySelector('#pc-upload-status').innerText)", timeout=300_000)
+            except PlaywrightTimeout:
+                raise AssertionError(f"no progress line after 300 s; the status says {status.inner_text()!r}") from None
+            if "Choose a paper file first" not in status.inner_text():
+                break
+            page.wait_for_timeout(500)
         seen = {status.inner_text()}
         page.evaluate(WATCH_SOURCES)  # ask in the same page while the upload runs
         page.fill("#pc-question textarea", "What is Nester?")
