@@ -14,7 +14,7 @@ from ui_server import SEED, SHARED, Server, paperchat, start_server
 
 pytestmark = pytest.mark.slow
 ICML2024 = SHARED / "data" / "icml2024_abstracts" / "papers.jsonl"
-N = 130  # two write batches: the status shows a count between 0 and N
+N = 300  # three write batches (about 127 papers each): the status shows counts between 0 and N for seconds
 
 
 @pytest.fixture(scope="module")
@@ -24,6 +24,15 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Server, P
     server = start_server(root / "store", env={"GRADIO_TEMP_DIR": str(root / "gradio-tmp")})
     yield server, root
     server.stop()
+
+
+WATCH_STATUS = """() => {
+  window.__pcStatus = [];
+  const line = document.querySelector('#pc-upload-status');
+  const note = () => window.__pcStatus.push(line.innerText);
+  note();
+  new MutationObserver(note).observe(line, {subtree: true, childList: true, characterData: true});
+}"""
 
 
 def test_page_shows_upload_progress_and_keeps_answering(server: tuple[Server, Path], tmp_path: Path) -> None:
@@ -42,7 +51,7 @@ def test_page_shows_upload_progress_and_keeps_answering(server: tuple[Server, Pa
         for _ in range(20):  # the file name shows while the browser is still sending it: a click then finds no file yet
             page.click("#pc-add-btn")
             try:
-                page.wait_for_function("() => /embedding \\d+ \\/ 130 papers|Choose a paper file first/.test("
+                page.wait_for_function(f"() => /embedding \\d+ \\/ {N} papers|Choose a paper file first/.test("
                                        "document.querySelector('#pc-upload-status').innerText)", timeout=300_000)
             except PlaywrightTimeout:
                 raise AssertionError(f"no progress line after 300 s; the status says {status.inner_text()!r}") from None
@@ -50,6 +59,7 @@ def test_page_shows_upload_progress_and_keeps_answering(server: tuple[Server, Pa
                 break
             page.wait_for_timeout(500)
         seen = {status.inner_text()}
+        page.evaluate(WATCH_STATUS)  # every text the status line shows from now on, while the question is answered too
         page.evaluate(WATCH_SOURCES)  # ask in the same page while the upload runs
         page.fill("#pc-question textarea", "What is Nester?")
         page.keyboard.press("Enter")
@@ -60,7 +70,8 @@ def test_page_shows_upload_progress_and_keeps_answering(server: tuple[Server, Pa
         while "Added" not in (text := status.inner_text()):
             seen.add(text)
             page.wait_for_timeout(250)
-        counts = {int(m.group(1)) for s in seen if (m := re.search(r"embedding (\d+) / 130", s))}
+        seen |= set(page.evaluate("() => window.__pcStatus"))
+        counts = {int(m.group(1)) for s in seen if (m := re.search(rf"embedding (\d+) / {N}", s))}
         assert any(0 < c < N for c in counts) or len(counts) > 1, seen  # the line moved while embedding
         assert f"added {N}" in text and f"{19 + N} papers indexed" in text
         page.wait_for_function(f"() => document.querySelector('#pc-header').innerText.includes('{19 + N} papers indexed')")
