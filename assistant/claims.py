@@ -147,6 +147,7 @@ _DOMAINS = frozenset("video videos audio speech image images visual text textual
 _CHANGE_VERBS = frozenset("increase increases increased increasing raise raises decrease decreases decreased decreasing reduce "
                           "reduces reduced reducing compress compresses compressed compressing improve improves improved "
                           "improving accelerate accelerates slows".split())
+_SUPERLATIVES = frozenset("best worst largest smallest highest lowest greatest strongest weakest fastest slowest".split())
 _NAME_SUFFIXES = frozenset("based style like derived driven aware guided specific free level wise type only inspired".split())
 _LACKING = frozenset("lack lacks lacking absent absence".split())
 _DIRECTION_WORDS = frozenset(w for pair in _OPPOSITES for side in pair for w in side)
@@ -293,7 +294,9 @@ class Terms:
     negated: list[list[str]] = field(default_factory=list)  # the content stems in each negation's scope, in order
     directions: list[tuple[int, int, set[str]]] = field(default_factory=list)  # (pair, side, context stems) per direction word
     contrasted: list[list[str]] = field(default_factory=list)  # what "rather than" / "instead of" set aside
-    compares: bool = False  # "more precise than", "compared with" (not "rather than", "other than", "more than two")
+    # relations a claim may assert that its facts do not: "compares" ("more precise than", "compared with"; not "rather
+    # than", "other than", "more than two"), "ranks" ("works best for"), "restricts" ("can only be used with"), "already"
+    asserts: set[str] = field(default_factory=set)
     negated_heads: list[set[str]] = field(default_factory=list)  # the first two words after each negation, any kind
     negated_before: list[list[str]] = field(default_factory=list)  # the content stems just before each negation: its subject
     # what the text says is hard or falls short without a negation word ("face challenges when processing X", "fall short
@@ -381,6 +384,13 @@ def analyse(text: str, stated: bool = False) -> Terms:
     terms.words |= {a + b for a, b in re.findall(r"\b(non|un|in|im|ir|il|dis)-([a-z]{4,})", text.lower())}
     for i, word in enumerate(lowered):
         named = any(c.isupper() for c in words[i][1:])  # "StoP", "LESS": a name, not a negation or a direction
+        previous = lowered[i - 1] if i else ""
+        if word == "only" and previous not in ("not", "the"):  # not "not only A but B", "the only"
+            terms.asserts.add("restricts")
+        if word == "already" and i not in compound:  # not "already-explained sequences"
+            terms.asserts.add("already")
+        if word in _SUPERLATIVES:
+            terms.asserts.add("ranks")
         if not named and word == "not" and lowered[i + 1 : i + 2] in (["only"], ["just"], ["merely"]):
             continue  # "not only A but B" states both
         scant = word in ("little", "poorly") and (lowered[i - 1] if i else "") not in ("a", "very", "too")  # "little effect"
@@ -413,9 +423,9 @@ def analyse(text: str, stated: bool = False) -> Terms:
             continue
         if word in _TROUBLE and (not _TROUBLE[word] or (lowered[i - 1] if i else "") in _TROUBLE[word] or after in _TROUBLE[word]):
             terms.troubled.append(context(i + 1, i + 8) + context(i - 4, i))  # "data are scarce": before it too
-        if word in _COMPARING and i not in compound and (lowered[i - 1] if i else "") not in ("rather", "other") \
+        if word in _COMPARING and i not in compound and previous not in ("rather", "other") \
                 and not (word == "than" and (after[:1].isdigit() or after in _NUMBER_WORDS)):
-            terms.compares = True
+            terms.asserts.add("compares")
         if (word, after) in (("rather", "than"), ("instead", "of")):  # "fingertips rather than the whole hand"
             terms.contrasted.append(context(i + 2, i + 7))
         if (word in ("give", "gives", "giving", "gave") and after == "up") or (
@@ -669,12 +679,9 @@ def _faults(claim_text: str, claim: Terms, paper: Abstract, chosen: list[int], s
     polarity = _polarity_conflict(claim, supporting, [t for i, t in enumerate(paper.sentences) if i not in chosen])
     if polarity:
         yield False, polarity
-    if _compares_unsaid(claim, supporting) or _ranks_unsaid(claim_text, supporting):
-        yield False, "the abstract makes no such comparison"
-    if _restricts_unsaid(claim_text, supporting):
-        yield False, "the abstract states no such restriction"
-    if re.search(r"\balready\b(?!-)", claim_text, re.I) and not any("already" in t.words for t in supporting):
-        yield False, "the abstract does not say this is already so"  # "already well understood" for "remains elusive"
+    unsaid = _relation_unsaid(claim, supporting)
+    if unsaid:
+        yield False, unsaid
     unknown_names = sorted(n for n in claim.names if not _name_known(n, paper))
     if unknown_names:
         yield True, f"'{unknown_names[0]}' is not in the abstract"
@@ -861,36 +868,22 @@ _CONTRAST_CUES = frozenset("unlike instead rather replace replaces replacing rep
 
 _RESTRICTING = frozenset("only solely exclusively just merely alone limited restricted specific single sole unless except "
                          "requires require required need needs needed necessary".split())
-
-
-def _restricts_unsaid(claim_text: str, support: list[Terms]) -> bool:
-    """The claim narrows what the abstract says ("it can only be used with closed-source models") where its sentences
-    narrow nothing."""
-    lowered = [w.lower() for w in _WORD.findall(claim_text)]
-    restricts = any(w == "only" and (i == 0 or lowered[i - 1] not in ("not", "the")) for i, w in enumerate(lowered))  # "not only"
-    said = set().union(*(t.words for t in support)) if support else set()
-    return restricts and not said & _RESTRICTING
-
-
-_SUPERLATIVES = frozenset("best worst largest smallest highest lowest greatest strongest weakest fastest slowest".split())
 _RANKING_WORDS = _SUPERLATIVES | frozenset("state sota first leading top optimal most least".split())
 
 
-def _ranks_unsaid(claim_text: str, support: list[Terms]) -> bool:
-    """The claim ranks ("works best for audio", "largest in strategic classification") where its sentences rank and
-    compare nothing."""
-    if not {w.lower() for w in _WORD.findall(claim_text)} & _SUPERLATIVES:
-        return False
+def _relation_unsaid(claim: Terms, support: list[Terms]) -> str:
+    """Why the claim asserts a relation its sentences do not, or "": a comparison ("more precise than", "works best for
+    audio") where they compare or rank nothing, a restriction ("can only be used with closed-source models") where they
+    restrict nothing, an "already" ("is already well understood" for "remains elusive") they do not say."""
     said = set().union(*(t.words for t in support)) if support else set()
-    return not said & (_COMPARING | _RANKING_WORDS | _OPPOSITES[0][0] | _OPPOSITES[0][1])
-
-
-def _compares_unsaid(claim: Terms, support: list[Terms]) -> bool:
-    """The claim compares two things ("more precise than", "compared with") where its sentences compare nothing."""
-    if not claim.compares:
-        return False
-    said = set().union(*(t.words for t in support)) if support else set()
-    return not said & (_COMPARING | (_COMPARISON_WORDS - _CHANGE_VERBS))
+    if ("compares" in claim.asserts and not said & (_COMPARING | (_COMPARISON_WORDS - _CHANGE_VERBS))) or (
+            "ranks" in claim.asserts and not said & (_COMPARING | _RANKING_WORDS | _OPPOSITES[0][0] | _OPPOSITES[0][1])):
+        return "the abstract makes no such comparison"
+    if "restricts" in claim.asserts and not said & _RESTRICTING:
+        return "the abstract states no such restriction"
+    if "already" in claim.asserts and "already" not in said:
+        return "the abstract does not say this is already so"
+    return ""
 
 
 def _shares(words: list[str], other: list[str], least: int, strict: bool = False) -> bool:

@@ -5,13 +5,12 @@ Every claim of the given case files is checked alone against its paper with the 
 learned=True)``), recording the logit the model gave it, if any. The thresholds are then swept on a grid of 0.5 and,
 for each pair, the claims the model scored are re-decided; the others keep their rule verdict. The pick: the highest
 min(supported kept, unsupported removed) over all files (ties: the higher sum), with THRESHOLD at most
-``--threshold-at-most`` (-4.5: at -4.0 the
-faithful paraphrase of ``tests/test_grounding_benchmark.py``, "By loading only the Top-K critical KV cache pages ...,
-Quest speeds up self-attention a lot without losing accuracy", scores -4.2 and loses its marker). ``--no-worse`` also
-requires the pair to be no worse than the previous one on any file on either side (session 17's rule; after the rules
-change, the previous pair is no longer a fixed point to improve on). The model never
-trained on these files (``benchmarks.train_entailment`` holds every ``grounding_heldout`` file but 1 and 2 out), so
-its scores are out of sample; the pick is in-sample for the files it was made on: report it on a file that is not
+``--threshold-at-most`` (-4.5: at -4.0 the faithful paraphrase of ``tests/test_grounding_benchmark.py``, "By loading
+only the Top-K critical KV cache pages ..., Quest speeds up self-attention a lot without losing accuracy", scores -4.2
+and loses its marker). ``--no-worse`` also requires the pair to be no worse than ``PREVIOUS`` on any file on either
+side (session 17's rule; once the rules change, the previous pair is no longer a fixed point to improve on). The model
+never trained on these files (``benchmarks.train_entailment`` holds every ``grounding_heldout`` file but 1 and 2 out),
+so its scores are out of sample; the pick is in-sample for the files it was made on: report it on a file that is not
 among them.
 
     python -m benchmarks.entailment_thresholds [--cases FILE ...]
