@@ -61,6 +61,7 @@ _SYNONYMS: tuple[frozenset[str], ...] = tuple(frozenset(group.split()) for group
     "small smaller tiny",
     "accurate accuracy precise",
     "need needs require requires required requirement necessary",
+    "know knows knowing known knowledge",
     "show shows demonstrate demonstrates prove proves establish establishes",
     "model models network networks",
     "dataset datasets data corpus corpora",
@@ -93,7 +94,7 @@ NEGATIONS = frozenset("not no never none neither nor without cannot cant fail fa
                       "obviate obviates obviating remove removes removed removing struggle struggles struggling "
                       "prevent prevents prevented preventing stop stops stopped cease ceases ceased plateau plateaus plateaued "
                       "ignore ignores ignored ignoring disregard disregards disregarded disregarding neglect neglects neglected "
-                      "neglecting overlook overlooks overlooked overlooking".split())
+                      "neglecting overlook overlooks overlooked overlooking outside".split())
 # opposite directions a finding can be reported in; each side lists words that say the same thing
 _OPPOSITES: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple((frozenset(a.split()), frozenset(b.split())) for a, b in (
     ("outperform outperforms outperformed outperforming beat beats surpass surpasses exceed exceeds superior superiority "
@@ -137,7 +138,8 @@ _COMPARISON_WORDS = frozenset().union(*(side for i in (0, 1, 3, 4, 15) for side 
     "over against beyond unlike whereas relative comparison comparable compare compares contrast".split())
 # what a result has more of when it is better, and less of
 _BETTER_MORE = frozenset("accuracy accuracies performance quality precision recall fidelity efficiency robustness utility "
-                         "reward rewards return returns throughput generalization score scores".split())
+                         "reward rewards return returns throughput generalization score scores scalability stability diversity "
+                         "interpretability expressiveness expressivity reliability transferability".split())
 _BETTER_LESS = frozenset("error errors loss losses cost costs latency regret variance overhead perplexity runtime".split())
 _DOMAINS = frozenset("video videos audio speech image images visual text textual language languages graph graphs code "
                      "music robot robots robotic medical clinical molecule molecules molecular protein proteins chemical "
@@ -329,6 +331,9 @@ _RELATIVE_CUES = frozenset(
 
 
 _RELATIVE_STEMS = frozenset(stem(w) for w in _RELATIVE_CUES)
+# words with which an abstract states that one thing is paid for with another
+_TRADE_STEMS = frozenset(stem(w) for w in "trade tradeoff trades trading cost costly expense expensive price sacrifice "
+                         "sacrifices compromise compromises exchange overhead penalty".split())
 # words with which an abstract states a difficulty, and a word that must stand before or after them for that sense
 # ("difficult to generalize", not "difficult tasks"; none: any): an answer may say it as "struggle", "fail" or "cannot"
 _TROUBLE: dict[str, frozenset[str]] = {w: frozenset(ctx.split()) for words, ctx in (
@@ -431,6 +436,9 @@ def analyse(text: str, stated: bool = False) -> Terms:
         if (word in ("give", "gives", "giving", "gave") and after == "up") or (
                 word in ("cost", "expense") and lowered[i - 2 : i] == ["at", "the"] and after == "of"):
             word = "sacrifices"  # "gives up its guarantees", "at the cost of stability": sacrifices them
+        if (word.startswith("sacrific") and previous not in NEGATIONS) or (word == "exchange" and previous == "in" and after == "for") or (
+                word in ("trade", "trades", "trading", "traded") and "for" in lowered[i + 2 : i + 5]):
+            terms.asserts.add("trades")  # "improves X at the cost of Y", "trades speed for accuracy"; not "without sacrificing"
         for pair, (up, down) in enumerate(_OPPOSITES):
             if not named and (word in up or word in down) and not (word in ("lower", "upper", "higher") and after in ("bound", "bounds")):
                 # "lower bound" is a term, not a direction; otherwise
@@ -503,7 +511,8 @@ class Abstract:
                     expansions.setdefault(key, set()).update(long_words | {stem(w) for w in long_words})
         plain = readable.lower()
         for short, long_form in _COMMON_ACRONYMS.items():
-            written_long = re.search(rf"\b{re.escape(long_form)}s?\b", plain) is not None
+            # "meta-reinforcement-learning" writes "reinforcement learning" too
+            written_long = re.search(r"\b" + r"[\s-]+".join(map(re.escape, long_form.split())) + r"s?\b", plain) is not None
             if written_long:
                 names |= {short, short + "s"}
                 vocabulary |= {stem(short), stem(short + "s")}
@@ -542,6 +551,7 @@ class Verdict:
     evidence: tuple[tuple[int, int], ...] = ()  # the one or two sentences checked against, in abstract order
 
 
+_VOWEL = re.compile("[aeiou]")  # a word's stem, not an acronym's ("llms")
 _DERIVATION = re.compile(r"(?:abl|ibl|ment|ness|iti|i|e)$")
 
 
@@ -556,6 +566,10 @@ def _covered(s: str, available: set[str]) -> bool:
     """Same stem, a listed paraphrase, an inflection the stemmer split ("classifi"/"classif"), or the same root
     ("trainable"/"training", "analyzes"/"analysis")."""
     if s in available or synonyms(s) & available:
+        return True
+    # the stemmer's slips: "debias" -> "debia" but "debiasing" -> "debias", "embeds" -> "emb" but "embedded" -> "embed"
+    if _VOWEL.search(s) and any((len(s) >= 3 and s + end in available) or (
+            s.endswith(end) and len(s) >= len(end) + 3 and s[: -len(end)] in available) for end in ("s", "ed")):
         return True
     if len(s) >= 6 and any(len(a) >= 6 and (a.startswith(s[:6]) and abs(len(a) - len(s)) <= 2) for a in available):
         return True
@@ -682,7 +696,12 @@ def _faults(claim_text: str, claim: Terms, paper: Abstract, chosen: list[int], s
     unsaid = _relation_unsaid(claim, supporting)
     if unsaid:
         yield False, unsaid
+    if "trades" in claim.asserts and not paper.vocabulary & _TRADE_STEMS:
+        yield False, "the abstract states no such trade-off"
     unknown_names = sorted(n for n in claim.names if not _name_known(n, paper))
+    # a name of capitalised parts ("Meta-World") is one name: its parts elsewhere in the abstract do not make it known
+    unknown_names += sorted(n for n in claim.names if "-" in n and n not in unknown_names and _compact(n) not in paper.numbered
+                            and re.search(r"(?<![\w-])" + "-".join(map(str.capitalize, n.split("-"))) + r"(?![\w-])", claim_text))
     if unknown_names:
         yield True, f"'{unknown_names[0]}' is not in the abstract"
     nearby = set().union(*(paper.sentences[i].names | set(paper.sentences[i].weights) for i in chosen)) | paper.title_terms

@@ -592,3 +592,64 @@ def test_session_18_rules(what, title, abstract, claims):
     paper = Abstract.of(title, abstract)
     wrong = [(claim, check(claim, paper).reason) for claim, keeps in claims if check(claim, paper).supported != keeps]
     assert not wrong, wrong
+
+
+SESSION_19_CASES = [
+    # scalability is a quality like accuracy: "reduced scalability" reverses "improves the scalability"
+    ("a_quality_noun_said_to_fall_is_a_reversal_of_its_improvement", 'SGDM',
+     'We present SGDM, a scalable graph diffusion model. Our framework not only improves the scalability and '
+     'fidelity of graph diffusion models, but also leverages the reverse process to perform conditional generation.',
+     [
+         ('SGDM gains fidelity at the cost of reduced scalability.', False),
+         ('SGDM improves both the scalability and the fidelity of graph diffusion models.', True),
+     ]),
+    # "debias" stems to "debia", "embeds" to "emb"; "meta-reinforcement-learning" spells out RL
+    ("the_stemmer_slips_and_acronyms_inside_compounds", 'DDT',
+     'Influence-function methods require debiasing the nuisance parameter multiple times. In DDT, the '
+     'demonstration transformer is embedded in the policy. Besides, it integrates OSIL into a '
+     'meta-reinforcement-learning training paradigm.',
+     [
+         ('Influence-function methods must debias the nuisance parameter multiple times.', True),
+         ('DDT embeds the demonstration transformer in the policy.', True),
+         ('DDT integrates OSIL into meta-RL training.', True),
+     ]),
+    ("outside_the_training_set_is_not_seen_in_training", 'Neural preconditioner',
+     'We present a neural preconditioner that approximates the inverse of the discrete Laplacian. Our approach '
+     'generalizes to domain shapes, boundary conditions, and grid sizes outside the training set.',
+     [
+         ('The preconditioner generalizes to domain shapes and grid sizes not seen in training.', True),
+     ]),
+    ("a_name_of_capitalised_parts_is_one_name", 'DDT',
+     'We evaluate DDT on a new navigation task suite and robotics tasks, demonstrating superior performance over '
+     'existing meta-learning methods in a world with unforeseen changes.',
+     [
+         ('DDT outperforms existing methods on robotics tasks from the Meta-World benchmark.', False),
+         ('DDT outperforms existing meta-learning methods on robotics tasks.', True),
+     ]),
+    # "at the cost of", "sacrificing", "in exchange for": a trade-off an abstract without any cost word does not state
+    ("a_trade_off_the_abstract_never_states", 'LAP',
+     'We propose LAP, a simple regularizer for single-step adversarial training. Experiments show that LAP '
+     'prevents catastrophic overfitting in single-step adversarial training.',
+     [
+         ('Experiments show that LAP prevents catastrophic overfitting, but at the cost of reduced robustness.', False),
+         ('LAP prevents catastrophic overfitting by sacrificing clean accuracy.', False),
+         ('LAP prevents catastrophic overfitting without sacrificing single-step adversarial training.', True),
+     ]),
+    ("a_trade_off_the_abstract_states", 'Speculative decoding',
+     'Speculative decoding speeds up generation at the expense of extra memory.',
+     [
+         ('Speculative decoding speeds up generation at the cost of extra memory.', True),
+     ]),
+    ("knowing_is_knowledge", 'Bandits with knapsacks',
+     'Our algorithm handles settings in which rewards and constraints are selected either stochastically or '
+     'adversarially, without requiring any knowledge of the underlying process.',
+     [
+         ('The algorithm needs to know in advance whether rewards and constraints are selected stochastically or '
+          'adversarially.', False),
+     ]),
+]
+
+
+@pytest.mark.parametrize("what,title,abstract,claims", SESSION_19_CASES, ids=[c[0] for c in SESSION_19_CASES])
+def test_session_19_rules(what, title, abstract, claims):
+    test_session_18_rules(what, title, abstract, claims)
