@@ -30,10 +30,11 @@ __all__ = ["EntailmentModel", "THRESHOLD", "MIN_WORDS", "RESCUE", "affirmed", "c
 
 WEIGHTS = Path(__file__).with_name("data") / "entailment_lora.npz"
 # logits of both thresholds: the grid point (steps of 0.5) with the highest min(supported kept, unsupported removed)
-# over grounding_cases and held-out sets 3-14 (2,306 claims the model never trained on), with THRESHOLD at most -4.5 so
+# over grounding_cases and held-out sets 3-15 (2,498 claims the model never trained on), with THRESHOLD at most -4.5 so
 # the faithful claim of tests/test_grounding_benchmark.py (-4.2) keeps its marker (`python -m
-# benchmarks.entailment_thresholds`, with the rules of session 18); reported on held-out set 15
-THRESHOLD = -4.5
+# benchmarks.entailment_thresholds`, with the rules of session 19: -5.0 gives 0.941 / 0.943 there, -4.5 0.939 / 0.947);
+# reported on held-out sets 16 and 17
+THRESHOLD = -5.0
 MAX_TOKENS = 160
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9'’-]*")  # words, not numbers: "18.3%" and "Top-1" are one word each or none
 MIN_WORDS = 6  # terser claims ("Nester trains 2 models") stay with the rules
