@@ -101,18 +101,20 @@ _OPPOSITES: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple((frozenset
      "better best "
      "improve improves improved improving",  # "improves on X" / "falls short of X"
      "underperform underperforms underperformed underperforming trail trails lag lags inferior worse worst short behind"),
-    ("high higher highest more greater larger largest bigger increase increases increased increasing raise raises",
-     "low lower lowest less lesser fewer smaller smallest decrease decreases decreased decreasing reduce reduces reduced reducing "
+    ("high higher highest more greater large larger largest bigger increase increases increased increasing raise raises",
+     "low lower lowest less lesser fewer small smaller smallest decrease decreases decreased decreasing reduce reduces reduced reducing "
      "compress compresses compressed compressing"),
     ("improve improves improved improving boost boosts enhance enhances gain gains help helps",
      "degrade degrades degraded degrading deteriorate deteriorates deteriorated deteriorating hurt hurts harm harms worsen "
      "worsens drop drops loss losses"),
     ("faster fastest quicker speedup accelerate accelerates", "slower slowest slowdown slows"),
     ("stronger strongest robust strengthen strengthens strengthened strengthening",
-     "weaker weakest fragile brittle weaken weakens weakened weakening susceptible vulnerable"),
+     "weaker weakest fragile brittle weaken weakens weakened weakening susceptible vulnerable susceptibility vulnerability "
+     "fragility"),
     ("preserve preserves preserving preserved maintain maintains maintaining maintained keep keeps keeping kept retain "
      "retains retaining retained intact remain remains remaining",
      "change changes changing alter alters altering distort distorts distorting lose loses losing sacrifice sacrifices sacrificing "
+     "increase increases increased increasing reduce reduces reduced reducing decrease decreases decreased decreasing "
      "degrade degrades degraded degrading"),
     ("consistent consistently stable similar same uniform", "vary varies varying inconsistent different differ differs unstable"),
     ("simple simpler simplest easy easier easiest cheap cheaper", "complex complicated hard harder hardness difficult difficulty costly expensive challenging"),
@@ -152,6 +154,10 @@ _CHANGE_VERBS = frozenset("increase increases increased increasing raise raises 
 _SUPERLATIVES = frozenset("best worst largest smallest highest lowest greatest strongest weakest fastest slowest".split())
 _NAME_SUFFIXES = frozenset("based style like derived driven aware guided specific free level wise type only inspired".split())
 _LACKING = frozenset("lack lacks lacking absent absence".split())
+# "X has been largely overlooked": in the passive, what is ignored comes first
+_PASSIVE_NEGATIONS = frozenset("ignored neglected overlooked disregarded".split())
+_PASSIVE_CUES = frozenset("be been is are was were being largely often mostly widely generally usually commonly "
+                          "frequently completely entirely typically".split())
 _DIRECTION_WORDS = frozenset(w for pair in _OPPOSITES for side in pair for w in side)
 # direction words that also name a kind of thing ("sparse regression"): a claim may not bring them in unsaid
 _REWORDINGS = _DIRECTION_WORDS - frozenset("dense denser densely sparse sparser sparsely sparsity linear linearly exponential "
@@ -179,7 +185,7 @@ _COMMON_ACRONYMS = {
     "bo": "bayesian optimization", "mcmc": "markov chain monte carlo", "pde": "partial differential equation",
     "ode": "ordinary differential equation", "ood": "out-of-distribution", "kl": "kullback-leibler",
     "sota": "state of the art", "rag": "retrieval-augmented generation", "qa": "question answering",
-    "lora": "low-rank adaptation",
+    "lora": "low-rank adaptation", "mos": "mean opinion score",
 }
 _GREEK = {"alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "εϵ", "zeta": "ζ", "eta": "η",
           "theta": "θ", "kappa": "κ", "lambda": "λ", "mu": "μ", "nu": "ν", "xi": "ξ", "pi": "π", "rho": "ρ",
@@ -398,12 +404,14 @@ def analyse(text: str, stated: bool = False) -> Terms:
             terms.asserts.add("ranks")
         if not named and word == "not" and lowered[i + 1 : i + 2] in (["only"], ["just"], ["merely"]):
             continue  # "not only A but B" states both
-        scant = word in ("little", "poorly") and (lowered[i - 1] if i else "") not in ("a", "very", "too")  # "little effect"
+        scant = word in ("little", "poorly") and (lowered[i - 1] if i else "") not in ("a", "too")  # "(very) little effect", not "a little"
         if word == "nor" and "neither" in lowered[:i]:  # "neither X nor Y": one negation, already read at "neither"
             continue
         if not named and (word.endswith("n't") or word in NEGATIONS or scant):
             # "the guarantees they lack": what is lacking comes first; "scale poorly": what goes badly
             before = context(i - 3, i) if word in _LACKING else context(i - 2, i) if word == "poorly" else []
+            if word in _PASSIVE_NEGATIONS and previous in _PASSIVE_CUES:  # "calibration has been largely overlooked"
+                before = context(i - 7, i)
             terms.negated.append(context(i + 1, i + 6) + before)
             terms.negated_before.append(context(i - 4, i))
             negated_until, negated_from = i + 3, i

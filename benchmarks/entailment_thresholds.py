@@ -27,7 +27,7 @@ from assistant import claims, entailment
 from benchmarks.grounding import CASES, KEEP
 from benchmarks.train_entailment import DATA, Corpus
 
-DEFAULT = [CASES, *(DATA / f"grounding_heldout{n}.jsonl" for n in range(3, 16))]
+DEFAULT = [CASES, *(DATA / f"grounding_heldout{n}.jsonl" for n in range(3, 18))]
 RESCUES = [4.0, 3.5, 3.0, 2.5, 2.0, 1.5, 1.0, 0.5, 0.0]
 PREVIOUS = (2.5, -4.5)  # RESCUE, THRESHOLD of session 17, against which "no worse" is judged
 THRESHOLDS = [-6.0, -5.5, -5.0, -4.5, -4.0, -3.5, -3.0, -2.5]

@@ -14,6 +14,8 @@ from typing import Any
 _HYPHEN_BREAK = re.compile(r"\b([A-Za-z]+)-[ \t]*\r?\n\s*([a-z]+)\b")
 _ESCAPES = {"\\%": "%", "\\&": "&", "\\_": "_", "\\#": "#", "\\$": "\uFF04"}  # a literal $ must not open math
 _INLINE_MATH = re.compile(r"(?<!\\)\$([^$\n]{1,200}?)(?<!\\)\$")
+# font sizes say nothing: "\\text{aL\\small{LM}4T\\small{S}}" is "aLLM4TS"
+_FONT_SIZE = re.compile(r"\\(?:tiny|scriptsize|footnotesize|small|normalsize|large|Large|LARGE|huge|Huge)(?![A-Za-z])(?:\{([^{}]*)\}|\s*)")
 _TEXT_COMMAND = re.compile(r"\\(?:textbf|textit|emph|texttt|textrm|textsc|mathrm|mathbf|mathit|text)\{([^{}]*)\}")
 
 
@@ -66,6 +68,7 @@ def unescape_latex(text: str) -> str:
         return text
     for escape, plain in _ESCAPES.items():
         text = text.replace(escape, plain)
+    text = _FONT_SIZE.sub(lambda m: m.group(1) or "", text)
     text = _TEXT_COMMAND.sub(r"\1", text)
     text = _INLINE_MATH.sub(_math, text)
     return text.replace("\uFF04", "$")

@@ -647,6 +647,33 @@ SESSION_19_CASES = [
          ('The algorithm needs to know in advance whether rewards and constraints are selected stochastically or '
           'adversarially.', False),
      ]),
+
+    # round 2, from sets 16-17: "has been largely overlooked" ignores what comes before it; vulnerability is weakness;
+    # "very little overhead" is scant
+    ("round_2_passive_neglect_vulnerability_and_little", 'VLMs',
+     'However, a crucial aspect that has been largely overlooked is the confidence calibration problem in '
+     'fine-tuned VLMs, which could greatly reduce reliability when deploying such models in the real world. We identify two limitations of SMP: vulnerability against oversmoothing and slow updates. '
+     'It lets us simulate coreset constructions over turnstile streams with very little overhead compared to '
+     'off-line subsampling.',
+     [
+         ('Confidence calibration in fine-tuned VLMs has been largely neglected, even though it could seriously '
+          'undermine their reliability when deployed in the real world.', True),
+         ('SMP is shown to be robust against oversmoothing.', False),
+         ('Simulating coreset constructions over turnstile streams incurs substantial overhead compared with '
+          'off-line subsampling.', False),
+     ]),
+    # large / small are directions; "increases FLOPs" changes what "maintaining FLOPs" keeps; MOS = mean opinion score
+    ("round_2_large_against_small_and_keeping_against_changing", 'Sparse-IFT',
+     'We present an efficient PAC learner that only requires a small number of training examples to infer an '
+     'unknown system. Sparse-IFT uses sparsity to improve accuracy while maintaining dense model FLOPs. Our method '
+     'obtained a higher similarity mean opinion score (SMOS) than a multi-speaker model.',
+     [
+         ('The PAC learner needs a prohibitively large number of training examples to infer an unknown system.', False),
+         ('The PAC learner requires only a small number of training examples.', True),
+         ('Sparse-IFT increases FLOPs relative to dense models in order to improve accuracy.', False),
+         ('Sparse-IFT improves accuracy while keeping the FLOPs of the dense model.', True),
+         ('The method earned a higher similarity MOS than a multi-speaker model.', True),
+     ]),
 ]
 
 
