@@ -94,7 +94,7 @@ NEGATIONS = frozenset("not no never none neither nor without cannot cant fail fa
                       "obviate obviates obviating remove removes removed removing struggle struggles struggling "
                       "prevent prevents prevented preventing stop stops stopped cease ceases ceased plateau plateaus plateaued "
                       "ignore ignores ignored ignoring disregard disregards disregarded disregarding neglect neglects neglected "
-                      "neglecting overlook overlooks overlooked overlooking outside".split())
+                      "neglecting overlook overlooks overlooked overlooking outside inability incapable".split())
 # opposite directions a finding can be reported in; each side lists words that say the same thing
 _OPPOSITES: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple((frozenset(a.split()), frozenset(b.split())) for a, b in (
     ("outperform outperforms outperformed outperforming beat beats surpass surpasses exceed exceeds superior superiority "
@@ -593,7 +593,7 @@ def _compact(text: str) -> str:
 
 
 def _name_known(name: str, paper: Abstract) -> bool:
-    if name in paper.names:
+    if name in paper.names or (name.endswith("s") and name[:-1] in paper.names):  # "SNNs" where the abstract says "SNN"
         return True
     parts = [p for p in re.split(r"[-_.]", name) if p]
     if len(parts) > 1 and any(c.isdigit() for c in name):  # "ResNet-50" is not "ResNet-18": the numbered whole must occur
@@ -729,7 +729,7 @@ def _faults(claim_text: str, claim: Terms, paper: Abstract, chosen: list[int], s
     if likened:
         yield False, f"the abstract says this of {likened}, not of the paper"
     unknown = [s for s in claim.weights if claim.weights[s] > 0.15 and zipf(claim.surface.get(s, s)) <= _TERM_OF_ART
-               and not _covered(s, paper.vocabulary)
+               and not _covered(s, paper.vocabulary) and not _name_known(s, paper)
                and claim.surface.get(s, s) not in _REWORDINGS and synonyms(s) == {s}]
     if unknown:
         # a capitalised term of art is a name, wherever it stands ("Nester reports ..." opens the sentence)
@@ -743,7 +743,7 @@ def _faults(claim_text: str, claim: Terms, paper: Abstract, chosen: list[int], s
         yield False, f"'{domains[0]}' is not in the abstract"
     # content the abstract never mentions: everyday words (Zipf >= 5) and paraphrase verbs weigh little
     new = {claim.surface.get(s, s): 0.3 + 0.7 * rarity(claim.surface.get(s, s)) for s, w in claim.weights.items()
-           if w > 0.15 and not _covered(s, paper.vocabulary) and zipf(claim.surface.get(s, s)) < 5.0
+           if w > 0.15 and not _covered(s, paper.vocabulary) and not _name_known(s, paper) and zipf(claim.surface.get(s, s)) < 5.0
            and claim.surface.get(s, s) not in _REWORDINGS}
     if sum(new.values()) >= _UNSUPPORTED_MASS:
         yield False, f"'{max(new, key=new.__getitem__)}' is not in the abstract"

@@ -674,6 +674,18 @@ SESSION_19_CASES = [
          ('Sparse-IFT improves accuracy while keeping the FLOPs of the dense model.', True),
          ('The method earned a higher similarity MOS than a multi-speaker model.', True),
      ]),
+
+    # round 3, from sets 18-19: "inability" negates; "SNNs" is known where the abstract says "SNN"
+    ("round_3_inability_and_plural_acronyms", 'SNN',
+     'Spiking neural network (SNN) is studied in many domains. The lack of discrete theory obstructs the practical '
+     'application of SNN by limiting its performance and nonlinearity support. Their inability to count certain '
+     'patterns (e.g., cycles) in a graph lies at the heart of the limitations of GNNs.',
+     [
+         ('Without a discrete theory, SNNs are hampered in practice because both their performance and their support '
+          'for nonlinearities are restricted.', True),
+         ('GNNs cannot count certain patterns such as cycles in a graph.', True),
+         ('GNNs can count certain patterns such as cycles in a graph.', False),
+     ]),
 ]
 
 
