@@ -107,7 +107,7 @@ _OPPOSITES: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple((frozenset
     ("improve improves improved improving boost boosts enhance enhances gain gains help helps",
      "degrade degrades degraded degrading deteriorate deteriorates deteriorated deteriorating hurt hurts harm harms worsen "
      "worsens drop drops loss losses"),
-    ("faster fastest quicker speedup accelerate accelerates", "slower slowest slowdown slows"),
+    ("fast faster fastest quicker speedup accelerate accelerates", "slow slower slowest slowdown slows"),
     ("stronger strongest robust strengthen strengthens strengthened strengthening",
      "weaker weakest fragile brittle weaken weakens weakened weakening susceptible vulnerable susceptibility vulnerability "
      "fragility"),

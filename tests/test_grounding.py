@@ -686,6 +686,15 @@ SESSION_19_CASES = [
          ('GNNs cannot count certain patterns such as cycles in a graph.', True),
          ('GNNs can count certain patterns such as cycles in a graph.', False),
      ]),
+
+    # round 4, from sets 20-21: fast / slow are directions as faster / slower are
+    ("round_4_fast_and_slow", 'S3W',
+     'This paper introduces a fast and highly parallelizable distance for comparing spherical measures, which we '
+     'refer to as the Stereographic Spherical Sliced Wasserstein (S3W) distance.',
+     [
+         ('S3W is a slow distance for comparing spherical measures.', False),
+         ('S3W is a fast distance for comparing spherical measures.', True),
+     ]),
 ]
 
 
