@@ -404,7 +404,7 @@ def analyse(text: str, stated: bool = False) -> Terms:
             terms.asserts.add("ranks")
         if not named and word == "not" and lowered[i + 1 : i + 2] in (["only"], ["just"], ["merely"]):
             continue  # "not only A but B" states both
-        scant = word in ("little", "poorly") and (lowered[i - 1] if i else "") not in ("a", "too")  # "(very) little effect", not "a little"
+        scant = word in ("little", "poorly") and previous not in ("a", "too")  # "(very) little effect", not "a little"
         if word == "nor" and "neither" in lowered[:i]:  # "neither X nor Y": one negation, already read at "neither"
             continue
         if not named and (word.endswith("n't") or word in NEGATIONS or scant):
@@ -434,7 +434,7 @@ def analyse(text: str, stated: bool = False) -> Terms:
             terms.negated_heads.append(set())
             terms.negated_before.append(context(i - 5, i - 1))
             continue
-        if word in _TROUBLE and (not _TROUBLE[word] or (lowered[i - 1] if i else "") in _TROUBLE[word] or after in _TROUBLE[word]):
+        if word in _TROUBLE and (not _TROUBLE[word] or previous in _TROUBLE[word] or after in _TROUBLE[word]):
             terms.troubled.append(context(i + 1, i + 8) + context(i - 4, i))  # "data are scarce": before it too
         if word in _COMPARING and i not in compound and previous not in ("rather", "other") \
                 and not (word == "than" and (after[:1].isdigit() or after in _NUMBER_WORDS)):
