@@ -73,7 +73,8 @@ _SYNONYMS: tuple[frozenset[str], ...] = tuple(frozenset(group.split()) for group
     "sota state",
     "substantial significant considerable material notable",
     # verbs and adjectives a paraphrase swaps freely in an abstract's sentence
-    "explore explores probe probes probing investigate investigates examine examines analyze analyzes analyse analysis",
+    "explore explores probe probes probing investigate investigates examine examines analyze analyzes analyse analysis "
+    "study studies",
     "relax relaxes relaxed loosen loosens loosened weaken weakens weakened",
     "create creates build builds construct constructs produce produces",
     "reveal reveals uncover uncovers expose exposes",
@@ -104,9 +105,9 @@ _OPPOSITES: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple((frozenset
     ("high higher highest more greater large larger largest bigger increase increases increased increasing raise raises",
      "low lower lowest less lesser fewer small smaller smallest decrease decreases decreased decreasing reduce reduces reduced reducing "
      "compress compresses compressed compressing"),
-    ("improve improves improved improving boost boosts enhance enhances gain gains help helps",
+    ("improve improves improved improving boost boosts enhance enhances enhanced enhancing gain gains help helps",
      "degrade degrades degraded degrading deteriorate deteriorates deteriorated deteriorating hurt hurts harm harms worsen "
-     "worsens drop drops loss losses"),
+     "worsens drop drops loss losses weaken weakens weakened weakening"),
     ("fast faster fastest quicker speedup accelerate accelerates", "slow slower slowest slowdown slows"),
     ("stronger strongest robust strengthen strengthens strengthened strengthening",
      "weaker weakest fragile brittle weaken weakens weakened weakening susceptible vulnerable susceptibility vulnerability "
@@ -302,6 +303,7 @@ class Terms:
     negated: list[list[str]] = field(default_factory=list)  # the content stems in each negation's scope, in order
     directions: list[tuple[int, int, set[str]]] = field(default_factory=list)  # (pair, side, context stems) per direction word
     contrasted: list[list[str]] = field(default_factory=list)  # what "rather than" / "instead of" set aside
+    preferred: list[list[str]] = field(default_factory=list)  # and what they prefer to it: the words just before
     # relations a claim may assert that its facts do not: "compares" ("more precise than", "compared with"; not "rather
     # than", "other than", "more than two"), "ranks" ("works best for"), "restricts" ("can only be used with"), "already"
     asserts: set[str] = field(default_factory=set)
@@ -346,7 +348,7 @@ _TROUBLE: dict[str, frozenset[str]] = {w: frozenset(ctx.split()) for words, ctx 
     ("difficult hard challenging", "to"),
     ("difficulty difficulties challenge challenges", "face faces facing faced pose poses posed encounter encounters in with"),
     ("restricted", "to"),
-    ("limited scarce insufficient", ""),  # "limited labeled data": "labeled data is not plentiful"
+    ("limited scarce insufficient missing", ""),  # "limited labeled data": "labeled data is not plentiful"
     ("short", "fall falls fell falling"),
     ("limitation limitations", "of in"),
     ("hinder hinders hindered hindering impede impedes impeded", "the their its this these"),
@@ -441,6 +443,7 @@ def analyse(text: str, stated: bool = False) -> Terms:
             terms.asserts.add("compares")
         if (word, after) in (("rather", "than"), ("instead", "of")):  # "fingertips rather than the whole hand"
             terms.contrasted.append(context(i + 2, i + 7))
+            terms.preferred.append(context(i - 5, i))
         if (word in ("give", "gives", "giving", "gave") and after == "up") or (
                 word in ("cost", "expense") and lowered[i - 2 : i] == ["at", "the"] and after == "of"):
             word = "sacrifices"  # "gives up its guarantees", "at the cost of stability": sacrifices them
@@ -519,8 +522,8 @@ class Abstract:
                     expansions.setdefault(key, set()).update(long_words | {stem(w) for w in long_words})
         plain = readable.lower()
         for short, long_form in _COMMON_ACRONYMS.items():
-            # "meta-reinforcement-learning" writes "reinforcement learning" too
-            written_long = re.search(r"\b" + r"[\s-]+".join(map(re.escape, long_form.split())) + r"s?\b", plain) is not None
+            # "meta-reinforcement-learning" writes "reinforcement learning" too; "processes" is a plural
+            written_long = re.search(r"\b" + r"[\s-]+".join(map(re.escape, long_form.split())) + r"(?:e?s)?\b", plain) is not None
             if written_long:
                 names |= {short, short + "s"}
                 vocabulary |= {stem(short), stem(short + "s")}
@@ -893,7 +896,10 @@ _CONTRAST_CUES = frozenset("unlike instead rather replace replaces replacing rep
                            "existing current conventional traditional previous prior standard classical".split())
 
 
-_RESTRICTING = frozenset("only solely exclusively just merely alone limited restricted specific single sole unless except "
+_KEEPING = _OPPOSITES[5][0]  # preserve, maintain, keep, retain, intact
+_HARMS = frozenset(stem(w) for w in "compromise sacrifice lose hurt harm degrade impair damage affect reduce "
+                   "decrease".split())  # "without compromising X": X is kept
+_RESTRICTING = frozenset("only solely exclusively just mere merely alone limited restricted specific single sole unless except "
                          "requires require required need needs needed necessary".split())
 _RANKING_WORDS = _SUPERLATIVES | frozenset("state sota first leading top optimal most least".split())
 
@@ -948,6 +954,10 @@ def _polarity_conflict(claim: Terms, support: list[Terms], others: list[Terms] |
                 for t in others or [] for other in t.negated + t.troubled):
             continue
         return "negates what the abstract states"
+    for mine, aside in zip(claim.preferred, claim.contrasted):  # "A rather than B" for the abstract's "B rather than A"
+        for their_choice, their_aside in ((p, a) for t in support for p, a in zip(t.preferred, t.contrasted)):
+            if _shares(aside, their_choice, 2) and _shares(mine, their_aside, 2) and not _shares(aside, their_aside, 2):
+                return "swaps what the abstract prefers and sets aside"
     if claim.contrasted and not support_negated and not any(t.contrasted for t in support) and not support_words & _CONTRAST_CUES:
         # "only fingertip perception rather than whole-hand" where the abstract states whole-hand perception
         stated = set().union(*(set(t.weights) | _names_as_stems(t) for t in support))
@@ -963,7 +973,10 @@ def _polarity_conflict(claim: Terms, support: list[Terms], others: list[Terms] |
         def weight(stems: list[str]) -> float:  # rarity of the word as written ("possible"), not of its stem ("possibl")
             return sum(0.3 + 0.7 * rarity(surface.get(s, s)) for s in stems)
 
+        keeps = bool(claim.words & _KEEPING)
         for scope in support_negated:
+            if keeps and scope and scope[0] in _HARMS and not _covered(scope[0], restating):
+                continue  # "keeps the guarantees" restates "without compromising the guarantees"
             head = scope[:4]  # what the abstract negates: "fail to make [material progress on the benchmark]"
             covered = [s for s in head if _covered(s, restating)]
             # half its weight, and two of its words unless it has one ("model" alone does not restate "model size")

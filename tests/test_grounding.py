@@ -701,3 +701,47 @@ SESSION_19_CASES = [
 @pytest.mark.parametrize("what,title,abstract,claims", SESSION_19_CASES, ids=[c[0] for c in SESSION_19_CASES])
 def test_session_19_rules(what, title, abstract, claims):
     test_session_18_rules(what, title, abstract, claims)
+
+
+SESSION_21_CASES = [
+    # round 1, from sets 24-25: "mere" restricts as "only" does; "missing" is a lack; "weakens" reverses "enhances"
+    ("round_1_mere_missing_weaken", 'Score and message passing',
+     'This yields an upper bound for the total variation error of the diffusion model under a mere sub-Gaussian '
+     'assumption. However, current KD methods for auto-regressive sequence models suffer from missing a standardized '
+     'objective function. We present a multi-track message passing scheme capable of preventing heterophilic mixing '
+     'and enhancing long-distance information flow.',
+     [
+         ('The upper bound on the total variation error of the diffusion model holds under only a sub-Gaussian '
+          'assumption.', True),
+         ('Current KD methods for auto-regressive sequence models lack a standardized objective function.', True),
+         ('The multi-track message passing scheme prevents heterophilic mixing but weakens long-distance information '
+          'flow.', False),
+     ]),
+    # "A rather than B" where the abstract says "B rather than A": the roles are swapped
+    ("round_1_swapped_preference", 'Audio concepts',
+     'First, models discriminate audio with a combination of basic acoustic features rather than high-level abstract '
+     'concepts.',
+     [
+         ('Models discriminate audio mainly through high-level abstract concepts rather than combinations of basic '
+          'acoustic features.', False),
+         ('Models discriminate audio through combinations of basic acoustic features rather than high-level abstract '
+          'concepts.', True),
+     ]),
+    # "MDPs" where the abstract writes "Markov decision processes"; "keeps" restates "without compromising";
+    # "analyzes" restates "study"
+    ("round_1_plurals_kept_guarantees_and_study", 'Certified unlearning',
+     'Our condition holds for learning with a batch of complete trajectories from episodic Markov decision processes. '
+     'We develop an efficient computation method by inverse Hessian approximation without compromising certification '
+     'guarantees. We study the asymptotic error of score-based diffusion model sampling in large-sample scenarios.',
+     [
+         ('The condition holds when learning from a batch of complete trajectories in episodic MDPs.', True),
+         ('The inverse Hessian approximation keeps the certification guarantees.', True),
+         ('The inverse Hessian approximation compromises the certification guarantees.', False),
+         ('From a statistics viewpoint, the paper analyzes the asymptotic sampling error of score-based diffusion models.', True),
+     ]),
+]
+
+
+@pytest.mark.parametrize("what,title,abstract,claims", SESSION_21_CASES, ids=[c[0] for c in SESSION_21_CASES])
+def test_session_21_rules(what, title, abstract, claims):
+    test_session_18_rules(what, title, abstract, claims)
