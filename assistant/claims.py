@@ -89,6 +89,7 @@ _SYNONYMS: tuple[frozenset[str], ...] = tuple(frozenset(group.split()) for group
     "meet meets satisfy satisfies fulfil fulfils fulfill fulfills",
     "limit limits limited limiting restrict restricts restricted restricting constrain constrains constrained",
     "costly costlier expensive demanding",
+    "achieve achieves achieved achieving attain attains attained attaining",
 ))
 NEGATIONS = frozenset("not no never none neither nor without cannot cant fail fails failed failing lack lacks lacking unable "
                       "absent absence impossible eliminate eliminates eliminated eliminating avoid avoids avoiding "
@@ -620,10 +621,11 @@ _UNSUPPORTED_MASS = 1.75  # about two uncommon content words the abstract never 
 _TERM_OF_ART = 2.5  # Zipf frequency (wordfreq) at or below which a lower-case word is a term of art, not a paraphrase
 
 
-def check(claim_text: str, paper: Abstract, min_coverage: float = 0.5, learned: bool = False) -> Verdict:
+def check(claim_text: str, paper: Abstract, min_coverage: float = 0.5, learned: bool = False, probe: bool = False) -> Verdict:
     """Is ``claim_text`` entailed by one or two sentences of ``paper``? Returns the verdict with its reason.
     ``learned=True``: a claim the rules keep must also pass the entailment model (``assistant/entailment.py``), and one
-    they drop for its wording alone is kept when the model vouches for it."""
+    they drop for its wording alone is kept when the model vouches for it; ``probe=True``: the model's reading is joined
+    by the local LLM's (``assistant/probe.py``), when that model is installed."""
     claim = analyse(claim_text)
     if not claim.weights:
         return Verdict(False, 0.0, reason="claims nothing")
@@ -671,14 +673,14 @@ def check(claim_text: str, paper: Abstract, min_coverage: float = 0.5, learned: 
     faults = _faults(claim_text, claim, paper, chosen, support)
     fault = next(faults, None)
     if fault is None:
-        if learned and entailment.contradicted(claim_text, " ".join(paper.text[a:b] for a, b in evidence)):
+        if learned and entailment.contradicted(claim_text, " ".join(paper.text[a:b] for a, b in evidence), probe):
             return Verdict(False, score, span, "the abstract says otherwise (entailment model)", evidence)
         return Verdict(True, score, span, evidence=evidence)
     hard, reason = fault
     if learned and not hard and not any(later for later, _ in faults):
         # a soft fault (words the abstract lacks, a negation said another way): the model may vouch for the claim
         rescue = premise(claim, paper)
-        if entailment.affirmed(claim_text, " ".join(paper.text[a:b] for a, b in rescue)):
+        if entailment.affirmed(claim_text, " ".join(paper.text[a:b] for a, b in rescue), probe):
             return Verdict(True, score, span, evidence=rescue)
     return Verdict(False, score, span, reason)
 

@@ -427,7 +427,7 @@ class Assistant:
         sources = [ev.source for ev in selected]
         turn.text, turn.citations, turn.removed = verify(
             text, sources, turn.question, attribute=ATTRIBUTE_SUPPORT if engine.free_text else None, strict=engine.free_text,
-            learned=engine.free_text and self.settings.entailment_check)
+            learned=engine.free_text and self.settings.entailment_check, probe=self.settings.entailment_probe)
         turn.timings["verify"] = time.perf_counter() - t0
         if engine.free_text and not turn.citations:
             # nothing the model wrote could be checked against the abstracts: show what they do say

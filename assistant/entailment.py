@@ -16,6 +16,10 @@ learned=True)`` runs it; the ``Assistant`` asks for that when ``Settings.entailm
 default for LLM engines (``PAPERCHAT_ENTAILMENT_CHECK=false`` turns it off). On held-out sets 6-8, with the
 rescue, it removed 0.04-0.08 more unsupported markers than the rules alone and kept about as many supported ones
 (README, Quality, "Three more fresh sets"); set 11 gives the figures of the thresholds chosen in session 17.
+
+With ``probe=True`` (``Settings.entailment_probe``, on by default) the local Qwen2.5 0.5B's reading joins it: the
+score is the logit plus ``mix`` times the probe's (``assistant/probe.py``), against the thresholds fitted for that sum
+(``python -m benchmarks.train_probe``). Without the local model the logit decides alone, at ``THRESHOLD`` / ``RESCUE``.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from assistant.cross_encoder import CrossEncoder, packaged_model_dir
+from assistant.probe import probe as probe_model
 
 __all__ = ["EntailmentModel", "THRESHOLD", "MIN_WORDS", "RESCUE", "affirmed", "contradicted", "model"]
 
@@ -69,13 +74,25 @@ def _logit(claim: str, evidence: str) -> float | None:
     return model().scores([(claim, evidence)])[0] if len(_WORD.findall(claim)) >= MIN_WORDS else None
 
 
-def contradicted(claim: str, evidence: str) -> bool:
+def _score(claim: str, evidence: str, probe: bool) -> tuple[float, float, float] | None:
+    """``(score, veto threshold, rescue threshold)`` for ``claim`` given ``evidence``, or None for claims under
+    ``MIN_WORDS`` words: the cross-encoder's logit, plus the probe's (``assistant/probe.py``) when ``probe`` is on and
+    the local 0.5B model is installed, each sum with the thresholds fitted for it."""
+    logit = _logit(claim, evidence)
+    reader = probe_model() if probe and logit is not None else None
+    if logit is None or reader is None:
+        return None if logit is None else (logit, THRESHOLD, RESCUE)
+    w = reader.weights
+    return logit + float(w["mix"]) * reader.score(claim, evidence), float(w["threshold"]), float(w["rescue"])
+
+
+def contradicted(claim: str, evidence: str, probe: bool = False) -> bool:
     """True when the model reads ``claim`` as not entailed by ``evidence``; claims under ``MIN_WORDS`` words are not scored."""
-    logit = _logit(claim, evidence)
-    return logit is not None and logit < THRESHOLD
+    score = _score(claim, evidence, probe)
+    return score is not None and score[0] < score[1]
 
 
-def affirmed(claim: str, evidence: str) -> bool:
-    """True when the model reads ``claim`` as clearly entailed by ``evidence`` (logit at least ``RESCUE``)."""
-    logit = _logit(claim, evidence)
-    return logit is not None and logit >= RESCUE
+def affirmed(claim: str, evidence: str, probe: bool = False) -> bool:
+    """True when the model reads ``claim`` as clearly entailed by ``evidence`` (at least the rescue threshold)."""
+    score = _score(claim, evidence, probe)
+    return score is not None and score[0] >= score[2]

@@ -37,19 +37,20 @@ def _normalize(text: str) -> str:
 class _Papers:
     """The given sources prepared once for checking claims against each of them."""
 
-    def __init__(self, sources: list[Source], learned: bool) -> None:
+    def __init__(self, sources: list[Source], learned: bool, probe: bool = False) -> None:
         self.learned = learned  # single-paper claims also pass the entailment model (not trained on group claims)
+        self.probe = probe
         self.by_number = {s.number: s for s in sources}
         self.prepared = {s.number: Abstract.of(s.title, s.abstract) for s in sources}
 
     def judge(self, claim_text: str, number: int) -> Verdict:
         """The verdict for ``[number]`` on this claim, including "another given paper says it better"."""
-        verdict = check(claim_text, self.prepared[number], learned=self.learned)
+        verdict = check(claim_text, self.prepared[number], learned=self.learned, probe=self.probe)
         if not verdict.supported:
             return verdict
         for other, paper in self.prepared.items():
             if other != number:
-                rival = check(claim_text, paper, learned=self.learned)
+                rival = check(claim_text, paper, learned=self.learned, probe=self.probe)
                 if rival.supported and rival.score >= verdict.score + _RIVAL_MARGIN:
                     return Verdict(False, verdict.score, verdict.span, f"another given paper says this better ([{other}])")
         return verdict
@@ -73,7 +74,7 @@ class _Papers:
 
     def attribution(self, claim_text: str, threshold: float) -> int | None:
         """The one source that clearly supports an unmarked claim, if any."""
-        verdicts = [(check(claim_text, p, learned=self.learned), n) for n, p in self.prepared.items()]
+        verdicts = [(check(claim_text, p, learned=self.learned, probe=self.probe), n) for n, p in self.prepared.items()]
         good = sorted(((v.score, n) for v, n in verdicts if v.supported and v.score >= threshold), reverse=True)
         if good and (len(good) == 1 or good[0][0] >= good[1][0] + _RIVAL_MARGIN):
             return good[0][1]
@@ -85,7 +86,7 @@ _GROUP_SHARE = 0.25  # each paper of a grouped citation [1, 2] must cover this s
 
 
 def verify(text: str, sources: list[Source], question: str = "", attribute: float | None = None,
-           strict: bool = False, learned: bool = False) -> tuple[str, list[Citation], list[Removed]]:
+           strict: bool = False, learned: bool = False, probe: bool = False) -> tuple[str, list[Citation], list[Removed]]:
     """Check every marker in ``text`` against the claim it is attached to and the cited abstract.
 
     Each claim (the clause before a marker, or its sentence) keeps ``[n]`` only when paper n
@@ -93,12 +94,13 @@ def verify(text: str, sources: list[Source], question: str = "", attribute: floa
     given paper supports it clearly better. With ``attribute`` (a support threshold), an unmarked
     claim that exactly one source supports gets that source's marker. With ``strict`` (LLM
     output), a claim left without a verified marker is removed from the text. With ``learned``
-    (``Settings.entailment_check``), a claim the rules keep must also pass the entailment model.
+    (``Settings.entailment_check``), a claim the rules keep must also pass the entailment model; with ``probe``
+    (``Settings.entailment_probe``) the local LLM's reading joins the model's.
 
     Returns the cleaned text (markers renumbered 1..m in order of first use), one verified
     citation per cited paper, and every marker or claim that was removed, with the reason.
     """
-    papers = _Papers(sources, learned)
+    papers = _Papers(sources, learned, probe)
     renumber: dict[int, int] = {}
     quotes: dict[int, tuple[int, int, float]] = {}
     asked = content_words(question)

@@ -80,6 +80,10 @@ class Settings(BaseSettings):
                                                              "must also pass the small learned entailment model (assistant/entailment.py), "
                                                              "which catches reversals said in other words (README, Quality); false: the "
                                                              "lexical checks only.")
+    entailment_probe: bool = Field(default=True, description="With entailment_check: the local Qwen2.5 0.5B's reading of each "
+                                                             "such claim (a linear probe, assistant/probe.py) joins the "
+                                                             "learned model's, when that model is installed (about 0.5 s a "
+                                                             "claim on 2 cores); false: the learned model alone.")
     quotes_under_summary: bool = Field(default=True, description="LLM engines: after the model's verified sentences, show the "
                                                                   "abstract sentences it condensed (no selected fact is lost).")
 

@@ -1,0 +1,64 @@
+"""A second learned reading of a claim: a linear probe on the local Qwen2.5-Coder 0.5B.
+
+The cross-encoder of ``assistant/entailment.py`` reads ``(claim, evidence)`` with a 22M-parameter encoder. This
+module asks the local 0.5B instruct model (the ``local`` engine's default, installed by ``./install.sh``) whether the
+evidence supports every part of the claim, and reads its answer as a linear function of the final token's hidden
+state (llama.cpp's last-token pooling), not as the words it would generate: generated Yes/No answers of this model
+ranked claims worse than chance (README, Quality), while the probe on its hidden state ranks them as well as the
+cross-encoder, and the two together better than either (``python -m benchmarks.train_probe``).
+
+The probe's weights (standardisation, coefficients, the mix with the cross-encoder and both thresholds) ship in
+``assistant/data/entailment_probe.npz`` (a few kB). ``probe()`` returns None when the 0.5B model's part packages are
+not installed; the check then uses the cross-encoder alone, with its own thresholds.
+"""
+
+from __future__ import annotations
+
+import threading
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from assistant.cross_encoder import prepare
+
+WEIGHTS = Path(__file__).with_name("data") / "entailment_probe.npz"
+MODEL = "qwen2.5-0.5b"  # the probe was fitted on this model's hidden states; another model needs another probe
+PROMPT = ("<|im_start|>system\nYou check whether a claim is true to the evidence.<|im_end|>\n<|im_start|>user\n"
+          "Evidence: {evidence}\n\nClaim: {claim}\n\nDoes the evidence support every part of the claim, with nothing "
+          "reversed, changed or added? Answer yes or no.<|im_end|>\n<|im_start|>assistant\nAnswer:")
+MAX_EVIDENCE_CHARS = 1500  # two long sentences; keeps the prompt well inside the context
+
+
+class Probe:
+    """``features(claim, evidence)``: the model's last hidden state; ``score(...)``: the probe's logit (> 0: supported)."""
+
+    def __init__(self, gguf: Path, weights: Path | None = WEIGHTS, threads: int = 2) -> None:
+        import llama_cpp
+
+        self._llm = llama_cpp.Llama(model_path=str(gguf), embedding=True, pooling_type=llama_cpp.LLAMA_POOLING_TYPE_LAST,
+                                    n_ctx=1024, n_threads=threads, n_batch=512, verbose=False)
+        self._lock = threading.Lock()
+        self.weights = dict(np.load(weights)) if weights is not None else {}
+
+    def features(self, claim: str, evidence: str) -> np.ndarray:
+        claim, evidence = prepare(claim, evidence[:MAX_EVIDENCE_CHARS])
+        with self._lock:
+            vector = self._llm.embed(PROMPT.format(evidence=evidence, claim=claim), normalize=False)
+        return np.asarray(vector, dtype=np.float32).reshape(-1)
+
+    def score(self, claim: str, evidence: str) -> float:
+        w = self.weights
+        x = (self.features(claim, evidence) - w["mean"]) / w["scale"]
+        return float(x @ w["coef"] + w["bias"])
+
+
+@lru_cache(maxsize=1)
+def probe() -> Probe | None:
+    """The shared probe, loaded on first use; None when the local 0.5B model is not installed."""
+    from assistant.engines.local import ensure_model, installed_models
+    from vectorstore.settings import Settings
+
+    if MODEL not in installed_models():
+        return None
+    return Probe(ensure_model(MODEL, Settings().cache_dir / "models"))

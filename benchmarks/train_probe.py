@@ -1,0 +1,179 @@
+"""Fit the probe of ``assistant/probe.py`` and its mix with the cross-encoder, and report both on held-out sets.
+
+    python -m benchmarks.train_probe [--cases FILE ...] [--cache FILE] [--out FILE]
+
+1. Every grounding case claim of ``--cases`` (default: held-out sets 3-23, which the cross-encoder never trained on)
+   is checked alone against its paper with the learned check on; each call the check makes to the cross-encoder (a
+   veto of a claim the rules keep, or a rescue of one they drop for its wording) is recorded with its evidence, its
+   logit and the case's label (a kind that must keep its marker, or one that must lose it).
+2. The local Qwen2.5-Coder 0.5B reads each ``(claim, evidence)`` (``Probe.features``: about 1 s each on 2 cores;
+   ``--cache`` keeps them between runs).
+3. A logistic regression (standardised features, L2 with C=0.01, balanced classes) is scored out of fold, seven folds
+   grouped by case file; the combined score is ``logit + mix * probe`` with ``mix`` giving both the same spread.
+4. Both thresholds (veto below, rescue at or above) are the grid point with the highest min(supported kept,
+   unsupported removed) over every claim of those files, as ``benchmarks.entailment_thresholds`` picks the
+   cross-encoder's; the probe is then refitted on all calls and saved with them.
+
+The printed figures are out of fold (each file scored by a probe that never saw it) but the thresholds are fitted on
+the same files: the honest figures are those of ``python -m benchmarks.grounding`` on fresh sets (README, Quality).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import assistant.entailment as entailment
+from assistant.claims import check
+from benchmarks.grounding import KEEP
+from benchmarks.train_entailment import DATA, Corpus
+
+DEFAULT = [DATA / f"grounding_heldout{i}.jsonl" for i in range(3, 24)]
+OUT = Path(__file__).resolve().parents[1] / "assistant" / "data" / "entailment_probe.npz"
+C = 0.01
+FOLDS = 7
+
+
+def key(claim: str, evidence: str) -> str:
+    return hashlib.sha1(f"{claim}\0{evidence}".encode()).hexdigest()
+
+
+def collect(paths: list[Path]) -> list[dict[str, Any]]:
+    """One row per case claim: its label, the rules' verdict and the cross-encoder call the learned check made, if any."""
+    calls: list[tuple[str, str, str, float | None]] = []
+
+    def veto(claim: str, evidence: str, probe: bool = False) -> bool:
+        logit = entailment._logit(claim, evidence)
+        calls.append(("veto", claim, evidence, logit))
+        return False
+
+    def rescue(claim: str, evidence: str, probe: bool = False) -> bool:
+        logit = entailment._logit(claim, evidence)
+        calls.append(("rescue", claim, evidence, logit))
+        return False
+
+    corpus = Corpus()
+    rows = []
+    real = entailment.contradicted, entailment.affirmed
+    entailment.contradicted, entailment.affirmed = veto, rescue  # record, and let every claim through to the end
+    try:
+        for path in paths:
+            for line in path.open():
+                case = json.loads(line) if line.strip() else {}
+                if case.get("paper") not in corpus.papers:
+                    continue
+                calls.clear()
+                paper = corpus.abstract(case["paper"])
+                rules = check(case["claim"], paper).supported
+                check(case["claim"], paper, learned=True)
+                call = next(((c, cl, ev, lg) for c, cl, ev, lg in calls if lg is not None), None)
+                rows.append({"file": path.name, "keep": case["kind"] in KEEP, "rules": rules,
+                             "call": call[0] if call else None, "claim": call[1] if call else case["claim"],
+                             "evidence": call[2] if call else "", "logit": call[3] if call else None})
+    finally:
+        entailment.contradicted, entailment.affirmed = real
+    return rows
+
+
+def features(rows: list[dict[str, Any]], cache: Path | None) -> dict[str, np.ndarray]:
+    from assistant.engines.local import ensure_model
+    from assistant.probe import MODEL, Probe
+    from vectorstore.settings import Settings
+
+    known: dict[str, np.ndarray] = dict(np.load(cache)) if cache and cache.exists() else {}
+    todo = {key(r["claim"], r["evidence"]): r for r in rows if r["call"]}
+    missing = [k for k in todo if k not in known]
+    if missing:
+        probe = Probe(ensure_model(MODEL, Settings().cache_dir / "models"), weights=None)
+        for i, k in enumerate(missing, 1):
+            known[k] = probe.features(todo[k]["claim"], todo[k]["evidence"])
+            if i % 100 == 0:
+                print(f"  features {i}/{len(missing)}", flush=True)
+        if cache:
+            np.savez(cache, **known)  # type: ignore[arg-type]
+    return known
+
+
+def rates(rows: list[dict[str, Any]], score: np.ndarray, veto: float, rescue: float) -> tuple[float, float]:
+    """Supported kept and unsupported removed over all rows, with the learned decisions at these thresholds."""
+    kept = []
+    for r, s in zip(rows, score):
+        kept.append(r["rules"] if r["call"] is None else (s >= veto if r["call"] == "veto" else s >= rescue))
+    kept_a = np.array(kept)
+    label = np.array([r["keep"] for r in rows])
+    return float(kept_a[label].mean()), float((~kept_a[~label]).mean())
+
+
+def best_thresholds(rows: list[dict[str, Any]], score: np.ndarray) -> tuple[float, float, tuple[float, float]]:
+    best: tuple[float, float, float, float, tuple[float, float]] = (-1.0, -1.0, 0.0, 0.0, (0.0, 0.0))
+    for veto in np.arange(-10.0, 2.01, 0.5):
+        for rescue in np.arange(-4.0, 8.01, 0.5):
+            r = rates(rows, score, float(veto), float(rescue))
+            best = max(best, (min(r), sum(r), float(veto), float(rescue), r))
+    return best[2], best[3], best[4]
+
+
+def main(argv: list[str] | None = None) -> None:
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.metrics import roc_auc_score
+    from sklearn.model_selection import GroupKFold
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.train_probe", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--cases", type=Path, nargs="*", default=DEFAULT)
+    parser.add_argument("--cache", type=Path, help="an .npz of features by (claim, evidence), read and extended")
+    parser.add_argument("--out", type=Path, default=OUT)
+    args = parser.parse_args(argv)
+
+    rows = collect(args.cases)
+    called = [r for r in rows if r["call"]]
+    print(f"{len(rows)} claims; {len(called)} reach the cross-encoder "
+          f"({sum(r['call'] == 'veto' for r in called)} vetoes, {sum(r['call'] == 'rescue' for r in called)} rescues)")
+    known = features(rows, args.cache)
+    X = np.stack([known[key(r["claim"], r["evidence"])] for r in called])
+    y = np.array([r["keep"] for r in called], dtype=int)
+    ce = np.array([r["logit"] for r in called], dtype=float)
+    groups = np.array([r["file"] for r in called])
+
+    def fit(train: np.ndarray) -> Any:
+        model = make_pipeline(StandardScaler(), LogisticRegression(C=C, max_iter=5000, class_weight="balanced"))
+        return model.fit(X[train], y[train])
+
+    oof = np.zeros(len(called))
+    for train, test in GroupKFold(FOLDS).split(X, y, groups):
+        oof[test] = fit(train).decision_function(X[test])
+    mix = float(ce.std() / oof.std())
+    combined = ce + mix * oof
+    calls = np.array([r["call"] for r in called])
+    for name in ("veto", "rescue"):
+        m = calls == name
+        print(f"{name:7} AUC (out of fold): cross-encoder {roc_auc_score(y[m], ce[m]):.3f}  probe {roc_auc_score(y[m], oof[m]):.3f}  "
+              f"both {roc_auc_score(y[m], combined[m]):.3f}")
+
+    full = np.full(len(rows), np.nan)
+    full_ce = np.full(len(rows), np.nan)
+    positions = [i for i, r in enumerate(rows) if r["call"]]
+    full[positions], full_ce[positions] = combined, ce
+    alone = rates(rows, full_ce, entailment.THRESHOLD, entailment.RESCUE)
+    veto, rescue, both = best_thresholds(rows, full)
+    print(f"cross-encoder alone at {entailment.THRESHOLD} / {entailment.RESCUE}: supported kept {alone[0]:.3f}, "
+          f"unsupported removed {alone[1]:.3f}")
+    print(f"with the probe at {veto} / {rescue} (mix {mix:.3f}): supported kept {both[0]:.3f}, unsupported removed {both[1]:.3f}")
+
+    final = fit(np.arange(len(called)))
+    scaler, regression = final.named_steps["standardscaler"], final.named_steps["logisticregression"]
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    np.savez(args.out, mean=scaler.mean_.astype(np.float32), scale=scaler.scale_.astype(np.float32),
+             coef=regression.coef_[0].astype(np.float32), bias=np.float32(regression.intercept_[0]),
+             mix=np.float32(mix), threshold=np.float32(veto), rescue=np.float32(rescue))
+    print(f"probe written to {args.out}")
+
+
+if __name__ == "__main__":
+    main()

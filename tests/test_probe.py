@@ -1,0 +1,72 @@
+"""The probe on the local Qwen2.5 0.5B (assistant/probe.py) as the learned check uses it: the real installed model and
+the shipped weights. The claims are written for these tests from the seed abstracts, not taken from any case set."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from assistant import entailment, probe
+from assistant.claims import Abstract, check
+from assistant.grounding import verify
+from vectorstore.settings import Settings
+
+sys.path.insert(0, str(Path(__file__).parent))
+from test_entailment import _seed  # noqa: E402
+
+# a reversal in words no rule lists, which the cross-encoder alone lets through (its logit is about -1.9)
+REVERSAL = "GINNs need a large dataset of shapes to train shape-generative neural fields."
+FAITHFUL = "Adding diversity as an explicit constraint lets GINNs avoid mode-collapse and generate several diverse solutions."
+
+
+@pytest.fixture(scope="module")
+def ginn() -> Abstract:
+    source = _seed("Geometry-Informed")
+    return Abstract.of(source.title, source.abstract)
+
+
+def test_the_weights_are_small_and_fit_the_installed_model():
+    assert probe.WEIGHTS.is_file() and probe.WEIGHTS.stat().st_size < 50_000
+    reader = probe.probe()
+    assert reader is not None, "./install.sh installs the local 0.5B model the probe reads"
+    w = reader.weights
+    assert {"mean", "scale", "coef", "bias", "mix", "threshold", "rescue"} <= set(w)
+    vector = reader.features("Nester reaches 70.7% Top-1 Exact Match.", "Nester achieves 70.7% Top-1 Exact Match.")
+    assert vector.shape == w["coef"].shape == w["mean"].shape and np.isfinite(vector).all()
+    again = reader.features("Nester reaches 70.7% Top-1 Exact Match.", "Nester achieves 70.7% Top-1 Exact Match.")
+    assert np.allclose(vector, again, atol=1e-3)  # the same reading each time
+
+
+def test_the_probe_removes_a_reversal_the_cross_encoder_lets_through_and_keeps_a_faithful_claim(ginn):
+    assert check(REVERSAL, ginn).supported, "the lexical rules alone should let this through"
+    assert check(REVERSAL, ginn, learned=True).supported, "the cross-encoder alone should let this through"
+    verdict = check(REVERSAL, ginn, learned=True, probe=True)
+    assert not verdict.supported and "entailment model" in verdict.reason, verdict
+    assert check(FAITHFUL, ginn, learned=True, probe=True).supported
+
+
+def test_the_answer_path_uses_the_probe_only_when_asked(ginn):
+    source = _seed("Geometry-Informed")
+    _, citations, removed = verify(REVERSAL + " [1]", [source], learned=True, probe=True)
+    assert citations == [] and [r.reason for r in removed] == ["the abstract says otherwise (entailment model)"]
+    _, citations, removed = verify(REVERSAL + " [1]", [source], learned=True)
+    assert [c.paper_id for c in citations] == [source.paper_id] and removed == []
+
+
+def test_without_the_local_model_the_cross_encoder_decides_alone(ginn, monkeypatch):
+    monkeypatch.setattr("assistant.engines.local.installed_models", lambda: [])
+    assert probe.probe.__wrapped__() is None
+    monkeypatch.setattr(entailment, "probe_model", lambda: None)
+    score = entailment._score(REVERSAL, "GINNs train without any data.", probe=True)
+    assert score is not None and score[1:] == (entailment.THRESHOLD, entailment.RESCUE)
+    assert check(REVERSAL, ginn, learned=True, probe=True).supported  # the cross-encoder's verdict
+
+
+def test_the_setting_is_on_by_default_and_read_from_the_environment(monkeypatch):
+    monkeypatch.delenv("PAPERCHAT_ENTAILMENT_PROBE", raising=False)
+    assert Settings().entailment_probe is True
+    monkeypatch.setenv("PAPERCHAT_ENTAILMENT_PROBE", "false")
+    assert Settings().entailment_probe is False
