@@ -74,25 +74,27 @@ def _logit(claim: str, evidence: str) -> float | None:
     return model().scores([(claim, evidence)])[0] if len(_WORD.findall(claim)) >= MIN_WORDS else None
 
 
-def _score(claim: str, evidence: str, probe: bool) -> tuple[float, float, float] | None:
-    """``(score, veto threshold, rescue threshold)`` for ``claim`` given ``evidence``, or None for claims under
-    ``MIN_WORDS`` words: the cross-encoder's logit, plus the probe's (``assistant/probe.py``) when ``probe`` is on and
-    the local 0.5B model is installed, each sum with the thresholds fitted for it."""
+def _reaches(claim: str, evidence: str, probe: bool, veto: bool) -> bool | None:
+    """Does the claim's score reach the veto threshold (``veto``) or the rescue threshold? None for claims under
+    ``MIN_WORDS`` words. The score is the cross-encoder's logit, plus ``mix`` times the probe's (``assistant/probe.py``)
+    when ``probe`` is on and the local 0.5B model is installed, each with the thresholds fitted for it. The probe does
+    not run when no score it gave its training claims (``low``..``high``) could change the answer."""
     logit = _logit(claim, evidence)
     reader = probe_model() if probe and logit is not None else None
     if logit is None or reader is None:
-        return None if logit is None else (logit, THRESHOLD, RESCUE)
+        return None if logit is None else logit >= (THRESHOLD if veto else RESCUE)
     w = reader.weights
-    return logit + float(w["mix"]) * reader.score(claim, evidence), float(w["threshold"]), float(w["rescue"])
+    level, mix = float(w["threshold" if veto else "rescue"]), float(w["mix"])
+    if logit + mix * float(w["low"]) >= level or logit + mix * float(w["high"]) < level:
+        return logit + mix * float(w["low"]) >= level
+    return logit + mix * reader.score(claim, evidence) >= level
 
 
 def contradicted(claim: str, evidence: str, probe: bool = False) -> bool:
     """True when the model reads ``claim`` as not entailed by ``evidence``; claims under ``MIN_WORDS`` words are not scored."""
-    score = _score(claim, evidence, probe)
-    return score is not None and score[0] < score[1]
+    return _reaches(claim, evidence, probe, veto=True) is False
 
 
 def affirmed(claim: str, evidence: str, probe: bool = False) -> bool:
     """True when the model reads ``claim`` as clearly entailed by ``evidence`` (at least the rescue threshold)."""
-    score = _score(claim, evidence, probe)
-    return score is not None and score[0] >= score[2]
+    return _reaches(claim, evidence, probe, veto=False) is True

@@ -19,13 +19,12 @@ among them.
 from __future__ import annotations
 
 import argparse
-import json
 from collections import defaultdict
 from pathlib import Path
 
 from assistant import claims, entailment
 from benchmarks.grounding import CASES, KEEP
-from benchmarks.train_entailment import DATA, Corpus
+from benchmarks.train_entailment import DATA, Corpus, cases
 
 DEFAULT = [CASES, *(DATA / f"grounding_heldout{n}.jsonl" for n in range(3, 18))]
 RESCUES = [4.0, 3.5, 3.0, 2.5, 2.0, 1.5, 1.0, 0.5, 0.0]
@@ -47,25 +46,21 @@ def score(paths: list[Path]) -> list[Row]:
             logits[kind[0]] = value
         return value
 
-    def affirmed(claim: str, evidence: str) -> bool:
+    def affirmed(claim: str, evidence: str, probe: bool = False) -> bool:  # the cross-encoder's own thresholds
         kind[0] = "rescue"
         return shipped[1](claim, evidence)
 
-    def contradicted(claim: str, evidence: str) -> bool:
+    def contradicted(claim: str, evidence: str, probe: bool = False) -> bool:
         kind[0] = "check"
         return shipped[2](claim, evidence)
 
     rows: list[Row] = []
     entailment._logit, entailment.affirmed, entailment.contradicted = logit, affirmed, contradicted
     try:
-        for path in paths:
-            for line in path.open():
-                case = json.loads(line) if line.strip() else {}
-                if case.get("paper") not in corpus.papers:
-                    continue
-                logits.clear()
-                verdict = claims.check(case["claim"], corpus.abstract(case["paper"]), learned=True)
-                rows.append((path.name, case["kind"] in KEEP, verdict.supported, logits.get("rescue"), logits.get("check")))
+        for path, case, paper in cases(corpus, paths):
+            logits.clear()
+            verdict = claims.check(case["claim"], paper, learned=True)
+            rows.append((path.name, case["kind"] in KEEP, verdict.supported, logits.get("rescue"), logits.get("check")))
     finally:
         entailment._logit, entailment.affirmed, entailment.contradicted = shipped
     return rows

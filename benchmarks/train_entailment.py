@@ -63,6 +63,15 @@ class Corpus:
         return " ".join(paper.text[a:b] for a, b in premise(analyse(claim), paper))
 
 
+def cases(corpus: Corpus, paths: list[Path]) -> Iterator[tuple[Path, dict, Abstract]]:
+    """Every case of these files whose paper the corpus holds: its file, the case and the prepared abstract."""
+    for path in paths:
+        for line in path.open():
+            case = json.loads(line) if line.strip() else {}
+            if case.get("paper") in corpus.papers:
+                yield path, case, corpus.abstract(case["paper"])
+
+
 def case_pairs(corpus: Corpus, path: Path) -> list[Pair]:
     rows = [json.loads(line) for line in path.open() if line.strip()]
     return [(r["claim"], corpus.evidence(r["claim"], r["paper"]), int(r["kind"] in KEEP)) for r in rows if r["paper"] in corpus.papers]

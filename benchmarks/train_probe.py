@@ -12,7 +12,9 @@
    grouped by case file; the combined score is ``logit + mix * probe`` with ``mix`` giving both the same spread.
 4. Both thresholds (veto below, rescue at or above) are the grid point with the highest min(supported kept,
    unsupported removed) over every claim of those files, as ``benchmarks.entailment_thresholds`` picks the
-   cross-encoder's; the probe is then refitted on all calls and saved with them.
+   cross-encoder's; the probe is then refitted on all calls and saved with them and with the range of its scores
+   there (0.5th to 99.5th percentile), outside which the check does not run it: a logit so high or low that no
+   score in that range could change the decision decides alone.
 
 The printed figures are out of fold (each file scored by a probe that never saw it) but the thresholds are fitted on
 the same files: the honest figures are those of ``python -m benchmarks.grounding`` on fresh sets (README, Quality).
@@ -22,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +32,7 @@ import numpy as np
 import assistant.entailment as entailment
 from assistant.claims import check
 from benchmarks.grounding import KEEP
-from benchmarks.train_entailment import DATA, Corpus
+from benchmarks.train_entailment import DATA, Corpus, cases
 
 DEFAULT = [DATA / f"grounding_heldout{i}.jsonl" for i in range(3, 24)]
 OUT = Path(__file__).resolve().parents[1] / "assistant" / "data" / "entailment_probe.npz"
@@ -62,19 +63,14 @@ def collect(paths: list[Path]) -> list[dict[str, Any]]:
     real = entailment.contradicted, entailment.affirmed
     entailment.contradicted, entailment.affirmed = veto, rescue  # record, and let every claim through to the end
     try:
-        for path in paths:
-            for line in path.open():
-                case = json.loads(line) if line.strip() else {}
-                if case.get("paper") not in corpus.papers:
-                    continue
-                calls.clear()
-                paper = corpus.abstract(case["paper"])
-                rules = check(case["claim"], paper).supported
-                check(case["claim"], paper, learned=True)
-                call = next(((c, cl, ev, lg) for c, cl, ev, lg in calls if lg is not None), None)
-                rows.append({"file": path.name, "keep": case["kind"] in KEEP, "rules": rules,
-                             "call": call[0] if call else None, "claim": call[1] if call else case["claim"],
-                             "evidence": call[2] if call else "", "logit": call[3] if call else None})
+        for path, case, paper in cases(corpus, paths):
+            calls.clear()
+            rules = check(case["claim"], paper).supported
+            check(case["claim"], paper, learned=True)
+            call = next(((c, cl, ev, lg) for c, cl, ev, lg in calls if lg is not None), None)
+            rows.append({"file": path.name, "keep": case["kind"] in KEEP, "rules": rules,
+                         "call": call[0] if call else None, "claim": call[1] if call else case["claim"],
+                         "evidence": call[2] if call else "", "logit": call[3] if call else None})
     finally:
         entailment.contradicted, entailment.affirmed = real
     return rows
@@ -167,11 +163,13 @@ def main(argv: list[str] | None = None) -> None:
     print(f"with the probe at {veto} / {rescue} (mix {mix:.3f}): supported kept {both[0]:.3f}, unsupported removed {both[1]:.3f}")
 
     final = fit(np.arange(len(called)))
+    low, high = np.percentile(final.decision_function(X), [0.5, 99.5])  # the range the probe's readings fall in
     scaler, regression = final.named_steps["standardscaler"], final.named_steps["logisticregression"]
     args.out.parent.mkdir(parents=True, exist_ok=True)
     np.savez(args.out, mean=scaler.mean_.astype(np.float32), scale=scaler.scale_.astype(np.float32),
              coef=regression.coef_[0].astype(np.float32), bias=np.float32(regression.intercept_[0]),
-             mix=np.float32(mix), threshold=np.float32(veto), rescue=np.float32(rescue))
+             mix=np.float32(mix), threshold=np.float32(veto), rescue=np.float32(rescue), low=np.float32(low),
+             high=np.float32(high))
     print(f"probe written to {args.out}")
 
 

@@ -33,7 +33,7 @@ def test_the_weights_are_small_and_fit_the_installed_model():
     reader = probe.probe()
     assert reader is not None, "./install.sh installs the local 0.5B model the probe reads"
     w = reader.weights
-    assert {"mean", "scale", "coef", "bias", "mix", "threshold", "rescue"} <= set(w)
+    assert {"mean", "scale", "coef", "bias", "mix", "threshold", "rescue", "low", "high"} <= set(w)
     vector = reader.features("Nester reaches 70.7% Top-1 Exact Match.", "Nester achieves 70.7% Top-1 Exact Match.")
     assert vector.shape == w["coef"].shape == w["mean"].shape and np.isfinite(vector).all()
     again = reader.features("Nester reaches 70.7% Top-1 Exact Match.", "Nester achieves 70.7% Top-1 Exact Match.")
@@ -60,8 +60,9 @@ def test_without_the_local_model_the_cross_encoder_decides_alone(ginn, monkeypat
     monkeypatch.setattr("assistant.engines.local.installed_models", lambda: [])
     assert probe.probe.__wrapped__() is None
     monkeypatch.setattr(entailment, "probe_model", lambda: None)
-    score = entailment._score(REVERSAL, "GINNs train without any data.", probe=True)
-    assert score is not None and score[1:] == (entailment.THRESHOLD, entailment.RESCUE)
+    logit = entailment._logit(REVERSAL, "GINNs train without any data.")
+    assert logit is not None
+    assert entailment.contradicted(REVERSAL, "GINNs train without any data.", probe=True) is (logit < entailment.THRESHOLD)
     assert check(REVERSAL, ginn, learned=True, probe=True).supported  # the cross-encoder's verdict
 
 
@@ -70,3 +71,25 @@ def test_the_setting_is_on_by_default_and_read_from_the_environment(monkeypatch)
     assert Settings().entailment_probe is True
     monkeypatch.setenv("PAPERCHAT_ENTAILMENT_PROBE", "false")
     assert Settings().entailment_probe is False
+
+
+def test_the_probe_runs_only_where_its_reading_can_change_the_decision(monkeypatch):
+    reader = probe.probe()
+    assert reader is not None
+    calls: list[str] = []
+    score = probe.Probe.score
+
+    def spy(self, claim, evidence):
+        calls.append(claim)
+        return score(self, claim, evidence)
+
+    monkeypatch.setattr(probe.Probe, "score", spy)
+    w = {k: float(v) for k, v in reader.weights.items() if v.ndim == 0}
+    evidence = "GINNs train shape-generative neural fields without any data."
+    for logit, runs in ((w["threshold"] - w["mix"] * w["low"] + 0.1, False),  # kept whatever the probe says
+                        (w["threshold"] - w["mix"] * w["high"] - 0.1, False),  # vetoed whatever it says
+                        (w["threshold"], True)):
+        calls.clear()
+        monkeypatch.setattr(entailment, "_logit", lambda claim, evidence, value=logit: value)
+        entailment.contradicted(REVERSAL, evidence, probe=True)
+        assert bool(calls) is runs, (logit, calls)
