@@ -326,6 +326,20 @@ def _rate(value: float | None) -> str:
     return "  -  " if value is None else f"{value:.3f}"
 
 
+def learned_check() -> str:
+    """Which learned check the answers went through, as the settings and the installed models decide."""
+    from assistant.probe import probe
+    from vectorstore import Settings
+
+    settings = Settings()
+    if not settings.entailment_check:
+        return "off (rules only)"
+    if not settings.entailment_probe:
+        return "cross-encoder (probe off)"
+    return "cross-encoder + probe on the local 0.5B" if probe() is not None else \
+        "cross-encoder alone (the local 0.5B is not installed: the probe's fallback ran for every claim)"
+
+
 def print_report(rows: list[dict[str, Any]], max_failures: int | None = None, width: int = 220) -> None:
     summary = summarize(rows)
     table = summary["table"]
@@ -404,6 +418,7 @@ def main(argv: list[str] | None = None) -> None:
     print_report(rows, args.max_failures or None)
     print(f"\n{len(cases)} cases x {len(args.positions)} positions in {time.perf_counter() - started:.0f}s, "
           f"engine {rows[0]['engine'] if rows else '?'}, markers {args.marker_style}")
+    print(f"learned check: {learned_check()}")
     if args.json_out:
         Path(args.json_out).write_text(json.dumps(rows, indent=1, ensure_ascii=False), encoding="utf-8")
         print(f"rows written to {args.json_out}")

@@ -93,3 +93,20 @@ def test_the_probe_runs_only_where_its_reading_can_change_the_decision(monkeypat
         monkeypatch.setattr(entailment, "_logit", lambda claim, evidence, value=logit: value)
         entailment.contradicted(REVERSAL, evidence, probe=True)
         assert bool(calls) is runs, (logit, calls)
+
+
+def test_the_grounding_benchmark_says_which_check_ran_and_when_the_fallback_did(monkeypatch):
+    from benchmarks.grounding import learned_check
+
+    monkeypatch.delenv("PAPERCHAT_ENTAILMENT_CHECK", raising=False)
+    monkeypatch.delenv("PAPERCHAT_ENTAILMENT_PROBE", raising=False)
+    assert learned_check() == "cross-encoder + probe on the local 0.5B"
+    monkeypatch.setenv("PAPERCHAT_ENTAILMENT_PROBE", "false")
+    assert learned_check() == "cross-encoder (probe off)"
+    monkeypatch.delenv("PAPERCHAT_ENTAILMENT_PROBE")
+    monkeypatch.setattr("assistant.engines.local.installed_models", lambda: [])
+    probe.probe.cache_clear()
+    try:
+        assert "fallback ran for every claim" in learned_check()
+    finally:
+        probe.probe.cache_clear()
