@@ -34,10 +34,9 @@ class Probe:
     """``features(claim, evidence)``: the model's last hidden state; ``score(...)``: the probe's logit (> 0: supported)."""
 
     def __init__(self, gguf: Path, weights: Path | None = WEIGHTS, threads: int = 2) -> None:
-        import llama_cpp
+        from assistant.engines.local import load_llama
 
-        self._llm = llama_cpp.Llama(model_path=str(gguf), embedding=True, pooling_type=llama_cpp.LLAMA_POOLING_TYPE_LAST,
-                                    n_ctx=1024, n_threads=threads, n_batch=512, verbose=False)
+        self._llm = load_llama(str(gguf), threads, 1024, embedding=True)  # shared, and freed before the interpreter exits
         self._lock = threading.Lock()
         self.weights = dict(np.load(weights)) if weights is not None else {}
 

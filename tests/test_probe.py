@@ -110,3 +110,17 @@ def test_the_grounding_benchmark_says_which_check_ran_and_when_the_fallback_did(
         assert "fallback ran for every claim" in learned_check()
     finally:
         probe.probe.cache_clear()
+
+
+def test_a_process_that_used_the_probe_exits_without_noise():
+    """The probe's llama.cpp model is freed before interpreter teardown, like the local engine's (no "Exception
+    ignored in Llama.__del__" on stderr after a CLI answer), and llama.cpp's loading logs are not shown."""
+    import subprocess
+
+    code = ("from assistant.probe import probe; "
+            "print(round(probe().score('GINNs need no training data.', 'GINNs train without any data.'), 1))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr and "Exception ignored" not in done.stderr, done.stderr
+    assert "llama_init" not in done.stderr, done.stderr  # llama.cpp's C logs stay out of a user's terminal
+    float(done.stdout.strip())

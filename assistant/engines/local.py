@@ -24,8 +24,10 @@ import importlib.metadata
 import importlib.util
 import json
 import os
+import sys
 import tempfile
 import threading
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
@@ -293,7 +295,7 @@ def gguf_path(spec: str, cache_dir: Path) -> Path:
 
 # -- the in-process model cache -------------------------------------------------------------------
 _llama_lock = threading.Lock()  # one generation at a time per process: requests queue
-_llama_cache: dict[tuple[str, int, int], Any] = {}
+_llama_cache: dict[tuple[str, int, int, bool], Any] = {}
 
 
 @atexit.register
@@ -307,13 +309,32 @@ def _close_models() -> None:
     _llama_cache.clear()
 
 
-def _llama(path: str, threads: int, ctx: int) -> Any:
-    with _llama_lock:
-        key = (path, threads, ctx)
-        if key not in _llama_cache:
-            from llama_cpp import Llama
+@contextmanager
+def _quiet_stderr() -> Iterator[None]:
+    """Send what C code writes to stderr to /dev/null for the duration (Python exceptions still propagate)."""
+    sys.stderr.flush()
+    saved, devnull = os.dup(2), os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 2)
+    try:
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(devnull)
 
-            _llama_cache[key] = Llama(model_path=path, n_ctx=ctx, n_threads=threads, n_batch=512, verbose=False)
+
+def load_llama(path: str, threads: int, ctx: int, embedding: bool = False) -> Any:
+    """The process's llama.cpp model for these options, loaded once and freed at exit; ``embedding``: a model that
+    returns the last token's hidden state instead of generating (``assistant/probe.py``)."""
+    with _llama_lock:
+        key = (path, threads, ctx, embedding)
+        if key not in _llama_cache:
+            import llama_cpp
+
+            extra: dict[str, Any] = {"embedding": True, "pooling_type": llama_cpp.LLAMA_POOLING_TYPE_LAST} if embedding else {}
+            with _quiet_stderr():  # llama.cpp logs from C even when not verbose ("model default pooling_type is ...")
+                _llama_cache[key] = llama_cpp.Llama(model_path=path, n_ctx=ctx, n_threads=threads, n_batch=512,
+                                                    verbose=False, **extra)
         return _llama_cache[key]
 
 
@@ -373,7 +394,7 @@ def local_chat_model(settings: Settings) -> LlamaCppChat:
         message = exc.args[0] if exc.args else str(exc)
         raise EngineError(f"local model unavailable: {message}", engine="local", kind="missing") from None
     return LlamaCppChat(
-        llama=_llama(str(path), settings.llm_threads, settings.llm_ctx),
+        llama=load_llama(str(path), settings.llm_threads, settings.llm_ctx),
         lock=_llama_lock, max_tokens=settings.llm_max_tokens, model_name=path.name,
     )
 
