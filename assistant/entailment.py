@@ -85,8 +85,10 @@ def _reaches(claim: str, evidence: str, probe: bool, veto: bool) -> bool | None:
         return None if logit is None else logit >= (THRESHOLD if veto else RESCUE)
     w = reader.weights
     level, mix = float(w["threshold" if veto else "rescue"]), float(w["mix"])
-    if logit + mix * float(w["low"]) >= level or logit + mix * float(w["high"]) < level:
-        return logit + mix * float(w["low"]) >= level
+    if logit + mix * float(w["low"]) >= level:
+        return True  # no score in the probe's range could bring it under
+    if logit + mix * float(w["high"]) < level:
+        return False  # nor over
     return logit + mix * reader.score(claim, evidence) >= level
 
 

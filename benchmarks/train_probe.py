@@ -25,7 +25,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -48,20 +48,17 @@ def collect(paths: list[Path]) -> list[dict[str, Any]]:
     """One row per case claim: its label, the rules' verdict and the cross-encoder call the learned check made, if any."""
     calls: list[tuple[str, str, str, float | None]] = []
 
-    def veto(claim: str, evidence: str, probe: bool = False) -> bool:
-        logit = entailment._logit(claim, evidence)
-        calls.append(("veto", claim, evidence, logit))
-        return False
-
-    def rescue(claim: str, evidence: str, probe: bool = False) -> bool:
-        logit = entailment._logit(claim, evidence)
-        calls.append(("rescue", claim, evidence, logit))
-        return False
+    def recorder(kind: str) -> Callable[..., bool]:
+        def record(claim: str, evidence: str, probe: bool = False) -> bool:
+            calls.append((kind, claim, evidence, entailment._logit(claim, evidence)))
+            return False
+        return record
 
     corpus = Corpus()
     rows = []
     real = entailment.contradicted, entailment.affirmed
-    entailment.contradicted, entailment.affirmed = veto, rescue  # record, and let every claim through to the end
+    # record, and let every claim through to the end
+    entailment.contradicted, entailment.affirmed = recorder("veto"), recorder("rescue")
     try:
         for path, case, paper in cases(corpus, paths):
             calls.clear()
@@ -164,6 +161,12 @@ def main(argv: list[str] | None = None) -> None:
 
     final = fit(np.arange(len(called)))
     low, high = np.percentile(final.decision_function(X), [0.5, 99.5])  # the range the probe's readings fall in
+    probe_scores = final.decision_function(X)
+    level = np.where(calls == "veto", veto, rescue)
+    skipped = (ce + mix * low >= level) | (ce + mix * high < level)  # the check decides these without the probe
+    changed = skipped & ((ce + mix * probe_scores >= level) != (ce + mix * low >= level))
+    print(f"outside the probe's range [{low:.2f}, {high:.2f}] the logit decides alone: {int(skipped.sum())} of "
+          f"{len(called)} calls skip the probe, {int(changed.sum())} decisions change")
     scaler, regression = final.named_steps["standardscaler"], final.named_steps["logisticregression"]
     args.out.parent.mkdir(parents=True, exist_ok=True)
     np.savez(args.out, mean=scaler.mean_.astype(np.float32), scale=scaler.scale_.astype(np.float32),

@@ -745,3 +745,12 @@ SESSION_21_CASES = [
 @pytest.mark.parametrize("what,title,abstract,claims", SESSION_21_CASES, ids=[c[0] for c in SESSION_21_CASES])
 def test_session_21_rules(what, title, abstract, claims):
     test_session_18_rules(what, title, abstract, claims)
+
+
+def test_attain_restates_achieve():
+    """Round 1's one word-level paraphrase with no whole-claim case here: "attains" covers "achieves" (in the case
+    files it kept one supported summary, tF318, and broke nothing)."""
+    from assistant.claims import _covered, stem
+
+    assert _covered(stem("attains"), {stem("achieve")}) and _covered(stem("attained"), {stem("achieves")})
+    assert not _covered(stem("attains"), {stem("improve")})
