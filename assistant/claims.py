@@ -22,7 +22,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Iterator
+from typing import Any, Iterator, Literal
 
 from assistant import entailment
 from ingest.chunking import sentence_spans
@@ -103,7 +103,8 @@ _OPPOSITES: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple((frozenset
      "better best "
      "improve improves improved improving",  # "improves on X" / "falls short of X"
      "underperform underperforms underperformed underperforming trail trails lag lags inferior worse worst short behind"),
-    ("high higher highest more greater large larger largest bigger increase increases increased increasing raise raises",
+    ("high higher highest more greater large larger largest bigger increase increases increased increasing raise raises "
+     "substantial considerable",
      "low lower lowest less lesser fewer small smaller smallest decrease decreases decreased decreasing reduce reduces reduced reducing "
      "compress compresses compressed compressing"),
     ("improve improves improved improving boost boosts enhance enhances enhanced enhancing gain gains help helps",
@@ -135,8 +136,17 @@ _OPPOSITES: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple((frozenset
     ("adaptive adaptively adapts adapt dynamic dynamically", "fixed static"),
     ("linear linearly", "exponential exponentially superlinear quadratic quadratically"),
     ("single sole", "multiple several numerous"),
+    ("widen widens widened widening", "narrow narrows narrowed narrowing bridge bridges bridged bridging"),
 ))
 _COMPARING = frozenset("than compared versus vs".split())
+# a claim may not say of all what the abstract says of most, nor the other way round: (all, most) of things, of times
+_QUANTIFIERS = ((frozenset("all every".split()), frozenset("most many some several".split())),
+                (frozenset(["always"]), frozenset("often usually generally typically sometimes frequently mostly".split())))
+_UNIVERSAL = frozenset().union(*(universal for universal, _ in _QUANTIFIERS))
+_HEDGED = frozenset().union(*(hedged for _, hedged in _QUANTIFIERS))
+# verbs with which one thing ranks above or below another: "A outperforms B"
+_RANKING_VERBS = frozenset("outperform outperforms outperformed outperforming beat beats beaten surpass surpasses surpassed "
+                           "exceed exceeds exceeded underperform underperforms underperformed trail trails trailed".split())
 # words that make a sentence a comparison: the pairs better/worse, more/less, faster/slower, stronger/weaker, same/unlike
 _COMPARISON_WORDS = frozenset().union(*(side for i in (0, 1, 3, 4, 15) for side in _OPPOSITES[i])) | frozenset(
     "over against beyond unlike whereas relative comparison comparable compare compares contrast".split())
@@ -163,7 +173,9 @@ _PASSIVE_CUES = frozenset("be been is are was were being largely often mostly wi
 _DIRECTION_WORDS = frozenset(w for pair in _OPPOSITES for side in pair for w in side)
 # direction words that also name a kind of thing ("sparse regression"): a claim may not bring them in unsaid
 _REWORDINGS = _DIRECTION_WORDS - frozenset("dense denser densely sparse sparser sparsely sparsity linear linearly exponential "
-                                           "exponentially superlinear quadratic quadratically".split())
+                                           "exponentially superlinear quadratic quadratically".split()) - _OPPOSITES[-1][0] \
+    - _OPPOSITES[-1][1]  # nor "widens the range of tasks" unsaid
+Severity = Literal["fact", "polarity", "wording"]  # how surely a broken rule means the claim is unsupported: see _faults
 _NEGATING_PREFIXES = ("non", "un", "in", "im", "ir", "il", "dis", "mis")
 _NUMBER_WORDS: dict[str, float] = {w: float(i) for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen "
@@ -278,6 +290,8 @@ def numbers(text: str, stated: bool = False) -> set[float]:
     # "one-sided", "two-stage", "single-step": a count inside a compound ("zero-shot" and "one-shot" were set aside above)
     for match in re.finditer(r"\b(one|single|two|three|four|five|six|seven|eight|nine|ten)-[a-z]", lowered):
         found.add(1.0 if match.group(1) == "single" else float(_NUMBER_WORDS[match.group(1)]))
+    for match in re.finditer(r"\b(zeroth|first|second|third|fourth)[- ]order\b", lowered):  # "second-order stability"
+        found.add(float(("zeroth", "first", "second", "third", "fourth").index(match.group(1))))
     for previous, word, after in zip([""] + words, words, words[1:] + [""]):
         if word == "one" and previous in ("just", "only", "exactly"):  # "just one task": a count, not "one of"
             found.add(1.0)
@@ -305,9 +319,12 @@ class Terms:
     directions: list[tuple[int, int, set[str]]] = field(default_factory=list)  # (pair, side, context stems) per direction word
     contrasted: list[list[str]] = field(default_factory=list)  # what "rather than" / "instead of" set aside
     preferred: list[list[str]] = field(default_factory=list)  # and what they prefer to it: the words just before
+    # "A outperforms B": per word of the first direction pair, its side and the words before and after it
+    ranked: list[tuple[int, list[str], list[str]]] = field(default_factory=list)
     # relations a claim may assert that its facts do not: "compares" ("more precise than", "compared with"; not "rather
     # than", "other than", "more than two"), "ranks" ("works best for"), "restricts" ("can only be used with"), "already"
     asserts: set[str] = field(default_factory=set)
+    quantified: list[tuple[str, list[str]]] = field(default_factory=list)  # "all"/"most"... and the words after it
     negated_heads: list[set[str]] = field(default_factory=list)  # the first two words after each negation, any kind
     negated_before: list[list[str]] = field(default_factory=list)  # the content stems just before each negation: its subject
     # what the text says is hard or falls short without a negation word ("face challenges when processing X", "fall short
@@ -318,6 +335,7 @@ class Terms:
     number_context: dict[float, set[str]] = field(default_factory=dict)  # value -> content stems next to it
     occurrences: list[tuple[float, frozenset[str]]] = field(default_factory=list)  # each time a value is written
     relative: set[float] = field(default_factory=set)  # values said as a difference: "18.3% higher than", "by 2x"
+    bounded: set[float] = field(default_factory=set)  # values said as a bound: "more than 27B", "over 27B", "at least 2"
     counted: dict[float, set[str]] = field(default_factory=dict)  # value -> the two stems after it: what it counts
     counted_at: list[frozenset[str]] = field(default_factory=list)  # the same, per entry of ``occurrences``
 
@@ -339,6 +357,8 @@ _RELATIVE_CUES = frozenset(
     "speedup speed-up saves saving savings outperforms outperforming surpassing surpasses boost boosts margin".split())
 
 
+_BOUND_PHRASES = [["more", "than"], ["less", "than"], ["fewer", "than"], ["greater", "than"], ["over"], ["above"],
+                  ["under"], ["below"], ["exceeding"], ["at", "least"], ["at", "most"], ["up", "to"]]
 _RELATIVE_STEMS = frozenset(stem(w) for w in _RELATIVE_CUES)
 # words with which an abstract states that one thing is paid for with another
 _TRADE_STEMS = frozenset(stem(w) for w in "trade tradeoff trades trading cost costly expense expensive price sacrifice "
@@ -374,7 +394,11 @@ def analyse(text: str, stated: bool = False) -> Terms:
             continue
         near = {stem(w) for w in [w for w in lowered[max(i - 9, 0) : i] if _is_content(w)][-3:]
                 + [w for w in lowered[i + 1 : i + 10] if _is_content(w)][:3]}
-        relative = bool(_RELATIVE_CUES & set(lowered[max(i - 3, 0) : i] + lowered[i + 1 : i + 4]))
+        window = lowered[max(i - 3, 0) : i] + lowered[i + 1 : i + 4]
+        cues = [w for k, w in enumerate(window) if not (w == "than" and window[k - 1 : k] == ["rather"])]
+        relative = bool(_RELATIVE_CUES & set(cues))  # not "two inputs rather than one": a contrast
+        # "more than 27B observations", "over 27B": a bound on the value
+        bounded = lowered[max(i - 2, 0) : i] in _BOUND_PHRASES or lowered[i - 1 : i] in _BOUND_PHRASES
         for scale in (1, 1000, 10**6, 10**9):
             if round(value * scale, 6) in terms.numbers:
                 terms.number_context.setdefault(round(value * scale, 6), set()).update(near)
@@ -385,6 +409,8 @@ def analyse(text: str, stated: bool = False) -> Terms:
                 terms.counted_at.append(counts)
                 if relative:
                     terms.relative.add(round(value * scale, 6))
+                if bounded:
+                    terms.bounded.add(round(value * scale, 6))
     for position, token in enumerate(_NAME_TOKEN.findall(text)):
         if _is_name(token, position) and not token.isdigit() and token.lower() not in STOPWORDS:
             if not re.fullmatch(r"\d+(?:\.\d+)?[kKMBx%]?", token):
@@ -401,6 +427,8 @@ def analyse(text: str, stated: bool = False) -> Terms:
         previous = lowered[i - 1] if i else ""
         if word == "only" and previous not in ("not", "the"):  # not "not only A but B", "the only"
             terms.asserts.add("restricts")
+        if word in _UNIVERSAL or word in _HEDGED:  # "outperforms most existing predictors"
+            terms.quantified.append((word, context(i + 1, i + 4)))
         if word == "already" and i not in compound:  # not "already-explained sequences"
             terms.asserts.add("already")
         if word in _SUPERLATIVES:
@@ -426,6 +454,11 @@ def analyse(text: str, stated: bool = False) -> Terms:
         after = lowered[i + 1] if i + 1 < len(lowered) else ""
         if word == "far" and after == "from":  # "far from easy": the direction after it points the other way
             negated_until, negated_from = i + 4, i + 1
+            # "far from benign", not "far from the boundary" nor "far from easy" (a direction, read above)
+            if lowered[i + 2 : i + 3] and lowered[i + 2] not in STOPWORDS and lowered[i + 2] not in _DIRECTION_WORDS:
+                terms.negated.append(context(i + 2, i + 7))
+                terms.negated_heads.append({stem(lowered[i + 2])})
+                terms.negated_before.append(context(i - 4, i))
         if word == "free" and after in ("of", "from"):  # "free of any hyperparameters": none
             terms.negated.append(context(i + 2, i + 7))
             terms.negated_heads.append(set())
@@ -459,6 +492,11 @@ def analyse(text: str, stated: bool = False) -> Terms:
                 # "no need for high-resolution tricks": a negation does not turn a compound's "high" into "low"
                 side = (0 if word in up else 1) ^ (negated_from < i <= negated_until and i not in compound)
                 terms.directions.append((pair, side, {stem(w) for w in nearest}))
+                if word in _RANKING_VERBS:
+                    ahead, behind = context(i - 6, i), context(i + 1, i + 7)  # "A outperforms B"
+                    if behind and lowered[i + 1 : i + 2] == ["by"]:  # "A is outperformed by B": B outperforms A
+                        ahead, behind = behind, ahead
+                    terms.ranked.append((side, ahead, behind))
                 if pair == 1 and nearest:  # "lower error" is better, "lower accuracy" worse: also a direction of pair 0
                     if nearest[-1] in _BETTER_MORE | _BETTER_LESS:
                         terms.directions.append((0, side ^ (nearest[-1] in _BETTER_LESS), {stem(w) for w in nearest}))
@@ -676,47 +714,49 @@ def check(claim_text: str, paper: Abstract, min_coverage: float = 0.5, learned: 
         if learned and entailment.contradicted(claim_text, " ".join(paper.text[a:b] for a, b in evidence), probe):
             return Verdict(False, score, span, "the abstract says otherwise (entailment model)", evidence)
         return Verdict(True, score, span, evidence=evidence)
-    hard, reason = fault
-    if learned and not hard and not any(later for later, _ in faults):
-        # a soft fault (words the abstract lacks, a negation said another way): the model may vouch for the claim
+    severity, reason = fault
+    if learned and severity != "fact" and not any(later == "fact" for later, _ in faults):
+        # a soft fault (words the abstract lacks, a negation said another way): the model may vouch for the claim, more
+        # surely for a negation or a direction the rules read as reversed than for words the abstract lacks
         rescue = premise(claim, paper)
-        if entailment.affirmed(claim_text, " ".join(paper.text[a:b] for a, b in rescue), probe):
+        if entailment.affirmed(claim_text, " ".join(paper.text[a:b] for a, b in rescue), probe, polarity=severity == "polarity"):
             return Verdict(True, score, span, evidence=rescue)
     return Verdict(False, score, span, reason)
 
 
-def _faults(claim_text: str, claim: Terms, paper: Abstract, chosen: list[int], support: set[str]) -> Iterator[tuple[bool, str]]:
-    """The rules a claim breaks, in the order they are reported: ``(hard, reason)``. Hard faults (a formula symbol,
-    a number or a name the sentences lack) are facts no model may overrule; the others are kinds of wording."""
+def _faults(claim_text: str, claim: Terms, paper: Abstract, chosen: list[int], support: set[str]) -> Iterator[tuple[Severity, str]]:
+    """The rules a claim breaks, in the order they are reported: ``(severity, reason)``. A "fact" (a formula symbol, a
+    number or a name the sentences lack) no model may overrule; a "polarity" fault (a negation or a direction read as
+    reversed) and a "wording" fault (words the abstract lacks, a relation it does not state) it may."""
     said = paper.said
     math = _MATH.findall(claim_text)
     unknown_math = _unknown_math_atoms(math, paper)
     if unknown_math:
-        yield True, f"'{unknown_math[0]}' is not in the abstract's formulas"
+        yield "fact", f"'{unknown_math[0]}' is not in the abstract's formulas"
     in_math = numbers(" ".join(math))  # in formulas the words around a number are LaTeX: the sentence must have it
     supporting = [paper.sentences[i] for i in chosen]
     missing_numbers = {n for n in claim.numbers if n not in _numbers_of(paper, chosen)} & in_math
     missing_numbers |= {n for n in claim.numbers - in_math if not _number_supported(n, claim, supporting, paper.sentences)}
     if missing_numbers:
         shown = ", ".join(f"{n:g}" for n in sorted(missing_numbers))
-        yield True, f"number not in the abstract ({shown})"
+        yield "fact", f"number not in the abstract ({shown})"
     wrong_values = _wrong_exact_values(claim_text, paper)
     if wrong_values:
-        yield True, f"number not in the abstract ({wrong_values[0]})"
+        yield "fact", f"number not in the abstract ({wrong_values[0]})"
     polarity = _polarity_conflict(claim, supporting, [t for i, t in enumerate(paper.sentences) if i not in chosen])
     if polarity:
-        yield False, polarity
+        yield "polarity", polarity
     unsaid = _relation_unsaid(claim, supporting)
     if unsaid:
-        yield False, unsaid
+        yield "wording", unsaid
     if "trades" in claim.asserts and not paper.vocabulary & _TRADE_STEMS:
-        yield False, "the abstract states no such trade-off"
+        yield "wording", "the abstract states no such trade-off"
     unknown_names = sorted(n for n in claim.names if not _name_known(n, paper))
     # a name of capitalised parts ("Meta-World") is one name: its parts elsewhere in the abstract do not make it known
     unknown_names += sorted(n for n in claim.names if "-" in n and n not in unknown_names and _compact(n) not in paper.numbered
                             and re.search(r"(?<![\w-])" + "-".join(map(str.capitalize, n.split("-"))) + r"(?![\w-])", claim_text))
     if unknown_names:
-        yield True, f"'{unknown_names[0]}' is not in the abstract"
+        yield "fact", f"'{unknown_names[0]}' is not in the abstract"
     nearby = set().union(*(paper.sentences[i].names | set(paper.sentences[i].weights) for i in chosen)) | paper.title_terms
     nearby |= set().union(*(paper.expansions.get(n, set()) for n in set(nearby)))  # "IAA" there: "image aesthetics assessment"
     if len(chosen) <= 2:  # a summary may take a name from one more sentence that also says part of it
@@ -728,30 +768,31 @@ def _faults(claim_text: str, claim: Terms, paper: Abstract, chosen: list[int], s
     elsewhere = sorted(n for n in claim.names if paper.mentions(n) == 1 and n not in nearby and stem(n) not in nearby
                        and not any(part in nearby or stem(part) in nearby for part in re.split(r"[-_.]", n) if len(part) > 2))
     if elsewhere:
-        yield False, f"'{elsewhere[0]}' is not in the sentences that say this"
+        yield "wording", f"'{elsewhere[0]}' is not in the sentences that say this"
     likened = _likened_to(claim_text, claim, supporting + [
         paper.sentences[i] for i in range(len(said)) if i not in chosen and coverage(claim, said[i]) >= 0.2])
     if likened:
-        yield False, f"the abstract says this of {likened}, not of the paper"
+        yield "wording", f"the abstract says this of {likened}, not of the paper"
     unknown = [s for s in claim.weights if claim.weights[s] > 0.15 and zipf(claim.surface.get(s, s)) <= _TERM_OF_ART
                and not _covered(s, paper.vocabulary) and not _name_known(s, paper)
                and claim.surface.get(s, s) not in _REWORDINGS and synonyms(s) == {s}]
     if unknown:
         # a capitalised term of art is a name, wherever it stands ("Nester reports ..." opens the sentence)
         capitalised = {w.lower() for w in _WORD.findall(claim_text) if w[:1].isupper()}
-        yield any(claim.surface.get(s, s) in capitalised for s in unknown), f"'{unknown[0]}' is not in the abstract"
+        named = any(claim.surface.get(s, s) in capitalised for s in unknown)
+        yield "fact" if named else "wording", f"'{unknown[0]}' is not in the abstract"
     # a kind of data or a field the abstract never names ("also transfers to video-text retrieval"): everyday words,
     # but what a result is about
     domains = sorted(claim.surface.get(s, s) for s in claim.weights if claim.surface.get(s, s) in _DOMAINS
                      and not _covered(s, paper.vocabulary))
     if domains:
-        yield False, f"'{domains[0]}' is not in the abstract"
+        yield "wording", f"'{domains[0]}' is not in the abstract"
     # content the abstract never mentions: everyday words (Zipf >= 5) and paraphrase verbs weigh little
     new = {claim.surface.get(s, s): 0.3 + 0.7 * rarity(claim.surface.get(s, s)) for s, w in claim.weights.items()
            if w > 0.15 and not _covered(s, paper.vocabulary) and not _name_known(s, paper) and zipf(claim.surface.get(s, s)) < 5.0
            and claim.surface.get(s, s) not in _REWORDINGS}
     if sum(new.values()) >= _UNSUPPORTED_MASS:
-        yield False, f"'{max(new, key=new.__getitem__)}' is not in the abstract"
+        yield "wording", f"'{max(new, key=new.__getitem__)}' is not in the abstract"
 
 
 def premise(claim: Terms, paper: Abstract) -> tuple[tuple[int, int], ...]:
@@ -858,7 +899,8 @@ def _number_supported(value: float, claim: Terms, support: list[Terms], everywhe
     def said(context: tuple[frozenset[str], frozenset[str]], sentences: list[Terms] = support) -> bool:
         mine, counts = context
         for terms in sentences:
-            if value in terms.numbers and (value not in claim.relative or value in terms.relative):
+            if value in terms.numbers and (value not in claim.relative or value in terms.relative
+                                           or (value in claim.bounded and value in terms.bounded)):
                 theirs = terms.number_context.get(value, set())
                 if not mine or not theirs or any(_covered(s, theirs) for s in mine):
                     return True
@@ -916,6 +958,12 @@ def _relation_unsaid(claim: Terms, support: list[Terms]) -> str:
         return "the abstract makes no such comparison"
     if "restricts" in claim.asserts and not said & _RESTRICTING:
         return "the abstract states no such restriction"
+    for word, after in claim.quantified:  # "all" where the abstract says "most", or "most" where it says "every"
+        other = next(hedged if word in universal else universal for universal, hedged in _QUANTIFIERS
+                     if word in universal | hedged)
+        if word not in said and not any(q in other and _shares(after, a, 1, strict=True) for q, a in claim.quantified) and any(
+                theirs in other and _shares(after, their_after, 1, strict=True) for t in support for theirs, their_after in t.quantified):
+            return f"the abstract does not say '{word}'"
     if "already" in claim.asserts and "already" not in said:
         return "the abstract does not say this is already so"
     return ""
@@ -941,7 +989,8 @@ def _polarity_conflict(claim: Terms, support: list[Terms], others: list[Terms] |
     support_troubled = [scope for t in support for scope in t.troubled]
     for scope, heads, before in zip(claim.negated, claim.negated_heads, claim.negated_before):
         if any(set(scope) & set(other) or not scope for other in support_negated) or \
-                any(_covered(w, prefixed) for w in set(scope[:2]) | heads):  # "needs no parameters": "non-parametric"
+                any(_covered(w, prefixed) or (len(w) >= 5 and any(w[:5] == b[:5] for b in prefixed))
+                    for w in set(scope[:2]) | heads):  # "needs no parameters": "non-parametric"; "cannot perceive": "imperceptible"
             continue
         # "struggle with resolutions outside their domain" for "face challenges when processing resolutions outside";
         # "images are not plentiful" for "images are limited" (what is scarce may come before the word)
@@ -956,6 +1005,11 @@ def _polarity_conflict(claim: Terms, support: list[Terms], others: list[Terms] |
                 for t in others or [] for other in t.negated + t.troubled):
             continue
         return "negates what the abstract states"
+    for side, before, after in claim.ranked:  # "B outperforms A" for the abstract's "A outperforms B"
+        for their_side, their_before, their_after in (r for t in support for r in t.ranked):
+            if side == their_side and _shares(before, their_after, 1, strict=True) and _shares(after, their_before, 1, strict=True) \
+                    and not _shares(before, their_before, 1, strict=True) and not _shares(after, their_after, 1, strict=True):
+                return "swaps what the abstract compares"
     for mine, aside in zip(claim.preferred, claim.contrasted):  # "A rather than B" for the abstract's "B rather than A"
         for their_choice, their_aside in ((p, a) for t in support for p, a in zip(t.preferred, t.contrasted)):
             if _shares(aside, their_choice, 2) and _shares(mine, their_aside, 2) and not _shares(aside, their_aside, 2):

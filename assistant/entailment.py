@@ -19,7 +19,9 @@ rescue, it removed 0.04-0.08 more unsupported markers than the rules alone and k
 
 With ``probe=True`` (``Settings.entailment_probe``, on by default) the local Qwen2.5 0.5B's reading joins it: the
 score is the logit plus ``mix`` times the probe's (``assistant/probe.py``), against the thresholds fitted for that sum
-(``python -m benchmarks.train_probe``). Without the local model the logit decides alone, at ``THRESHOLD`` / ``RESCUE``.
+(``python -m benchmarks.train_probe``): a veto, a rescue from words the abstract lacks, and a higher one from a polarity
+fault (a negation, a direction or a comparison the rules read as reversed), where the rules are more often right.
+Without the local model the logit decides alone, at ``THRESHOLD`` / ``RESCUE``.
 """
 
 from __future__ import annotations
@@ -74,17 +76,18 @@ def _logit(claim: str, evidence: str) -> float | None:
     return model().scores([(claim, evidence)])[0] if len(_WORD.findall(claim)) >= MIN_WORDS else None
 
 
-def _reaches(claim: str, evidence: str, probe: bool, veto: bool) -> bool | None:
+def _reaches(claim: str, evidence: str, probe: bool, veto: bool, polarity: bool = False) -> bool | None:
     """Does the claim's score reach the veto threshold (``veto``) or the rescue threshold? None for claims under
     ``MIN_WORDS`` words. The score is the cross-encoder's logit, plus ``mix`` times the probe's (``assistant/probe.py``)
-    when ``probe`` is on and the local 0.5B model is installed, each with the thresholds fitted for it. The probe does
-    not run when no score it gave its training claims (``low``..``high``) could change the answer."""
+    when ``probe`` is on and the local 0.5B model is installed, each with the thresholds fitted for it; with the probe,
+    a rescue from a polarity fault (``polarity``) has its own threshold. The probe does not run when no score it gave
+    its training claims (``low``..``high``) could change the answer."""
     logit = _logit(claim, evidence)
     reader = probe_model() if probe and logit is not None else None
     if logit is None or reader is None:
         return None if logit is None else logit >= (THRESHOLD if veto else RESCUE)
     w = reader.weights
-    level, mix = float(w["threshold" if veto else "rescue"]), float(w["mix"])
+    level, mix = float(w["threshold" if veto else "rescue_polarity" if polarity else "rescue"]), float(w["mix"])
     if logit + mix * float(w["low"]) >= level:
         return True  # no score in the probe's range could bring it under
     if logit + mix * float(w["high"]) < level:
@@ -97,6 +100,7 @@ def contradicted(claim: str, evidence: str, probe: bool = False) -> bool:
     return _reaches(claim, evidence, probe, veto=True) is False
 
 
-def affirmed(claim: str, evidence: str, probe: bool = False) -> bool:
-    """True when the model reads ``claim`` as clearly entailed by ``evidence`` (at least the rescue threshold)."""
-    return _reaches(claim, evidence, probe, veto=False) is True
+def affirmed(claim: str, evidence: str, probe: bool = False, polarity: bool = False) -> bool:
+    """True when the model reads ``claim`` as clearly entailed by ``evidence`` (at least the rescue threshold; with the
+    probe, the polarity one for a claim the rules read as negating or reversing the abstract)."""
+    return _reaches(claim, evidence, probe, veto=False, polarity=polarity) is True

@@ -46,7 +46,7 @@ def score(paths: list[Path]) -> list[Row]:
             logits[kind[0]] = value
         return value
 
-    def affirmed(claim: str, evidence: str, probe: bool = False) -> bool:  # the cross-encoder's own thresholds
+    def affirmed(claim: str, evidence: str, probe: bool = False, polarity: bool = False) -> bool:  # the cross-encoder's own
         kind[0] = "rescue"
         return shipped[1](claim, evidence)
 

@@ -2,7 +2,7 @@
 
     python -m benchmarks.train_probe [--cases FILE ...] [--cache FILE] [--out FILE]
 
-1. Every grounding case claim of ``--cases`` (default: held-out sets 3-23, which the cross-encoder never trained on)
+1. Every grounding case claim of ``--cases`` (default: held-out sets 3-27, which the cross-encoder never trained on)
    is checked alone against its paper with the learned check on; each call the check makes to the cross-encoder (a
    veto of a claim the rules keep, or a rescue of one they drop for its wording) is recorded with its evidence, its
    logit and the case's label (a kind that must keep its marker, or one that must lose it).
@@ -10,9 +10,9 @@
    ``--cache`` keeps them between runs).
 3. A logistic regression (standardised features, L2 with C=0.01, balanced classes) is scored out of fold, seven folds
    grouped by case file; the combined score is ``logit + mix * probe`` with ``mix`` giving both the same spread.
-4. Both thresholds (veto below, rescue at or above) are the grid point with the highest min(supported kept,
-   unsupported removed) over every claim of those files, as ``benchmarks.entailment_thresholds`` picks the
-   cross-encoder's; the probe is then refitted on all calls and saved with them and with the range of its scores
+4. The thresholds (veto below; rescue at or above, one for a polarity fault and one for wording) are the grid point
+   with the highest min(supported kept, unsupported removed) over every claim of those files, as
+   ``benchmarks.entailment_thresholds`` picks the cross-encoder's; the probe is then refitted on all calls and saved with them and with the range of its scores
    there (0.5th to 99.5th percentile), outside which the check does not run it: a logit so high or low that no
    score in that range could change the decision decides alone.
 
@@ -34,7 +34,7 @@ from assistant.claims import check
 from benchmarks.grounding import KEEP
 from benchmarks.train_entailment import DATA, Corpus, cases
 
-DEFAULT = [DATA / f"grounding_heldout{i}.jsonl" for i in range(3, 24)]
+DEFAULT = [DATA / f"grounding_heldout{i}.jsonl" for i in range(3, 28)]  # sets 28-31: fresh, for the README
 OUT = Path(__file__).resolve().parents[1] / "assistant" / "data" / "entailment_probe.npz"
 C = 0.01
 FOLDS = 7
@@ -46,11 +46,11 @@ def key(claim: str, evidence: str) -> str:
 
 def collect(paths: list[Path]) -> list[dict[str, Any]]:
     """One row per case claim: its label, the rules' verdict and the cross-encoder call the learned check made, if any."""
-    calls: list[tuple[str, str, str, float | None]] = []
+    calls: list[tuple[str, str, str, float | None, bool]] = []
 
     def recorder(kind: str) -> Callable[..., bool]:
-        def record(claim: str, evidence: str, probe: bool = False) -> bool:
-            calls.append((kind, claim, evidence, entailment._logit(claim, evidence)))
+        def record(claim: str, evidence: str, probe: bool = False, polarity: bool = False) -> bool:
+            calls.append((kind, claim, evidence, entailment._logit(claim, evidence), polarity))
             return False
         return record
 
@@ -64,10 +64,11 @@ def collect(paths: list[Path]) -> list[dict[str, Any]]:
             calls.clear()
             rules = check(case["claim"], paper).supported
             check(case["claim"], paper, learned=True)
-            call = next(((c, cl, ev, lg) for c, cl, ev, lg in calls if lg is not None), None)
+            call = next((c for c in calls if c[3] is not None), None)
             rows.append({"file": path.name, "keep": case["kind"] in KEEP, "rules": rules,
                          "call": call[0] if call else None, "claim": call[1] if call else case["claim"],
-                         "evidence": call[2] if call else "", "logit": call[3] if call else None})
+                         "evidence": call[2] if call else "", "logit": call[3] if call else None,
+                         "polarity": bool(call and call[4])})
     finally:
         entailment.contradicted, entailment.affirmed = real
     return rows
@@ -92,23 +93,37 @@ def features(rows: list[dict[str, Any]], cache: Path | None) -> dict[str, np.nda
     return known
 
 
-def rates(rows: list[dict[str, Any]], score: np.ndarray, veto: float, rescue: float) -> tuple[float, float]:
-    """Supported kept and unsupported removed over all rows, with the learned decisions at these thresholds."""
-    kept = []
-    for r, s in zip(rows, score):
-        kept.append(r["rules"] if r["call"] is None else (s >= veto if r["call"] == "veto" else s >= rescue))
-    kept_a = np.array(kept)
-    label = np.array([r["keep"] for r in rows])
-    return float(kept_a[label].mean()), float((~kept_a[~label]).mean())
+Arrays = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
 
-def best_thresholds(rows: list[dict[str, Any]], score: np.ndarray) -> tuple[float, float, tuple[float, float]]:
-    best: tuple[float, float, float, float, tuple[float, float]] = (-1.0, -1.0, 0.0, 0.0, (0.0, 0.0))
+def arrays(rows: list[dict[str, Any]]) -> Arrays:
+    """Per row: the call ("" for none), whether a rescue is of a polarity fault, the rules' verdict and the label."""
+    return (np.array([r["call"] or "" for r in rows]), np.array([r["polarity"] for r in rows], dtype=bool),
+            np.array([r["rules"] for r in rows], dtype=bool), np.array([r["keep"] for r in rows], dtype=bool))
+
+
+def rates(rows: list[dict[str, Any]] | Arrays, score: np.ndarray, veto: float, rescue: float,
+          polarity: float | None = None) -> tuple[float, float]:
+    """Supported kept and unsupported removed over all rows, with the learned decisions at these thresholds
+    (``polarity``: the rescue threshold for a polarity fault; the same as ``rescue`` when None)."""
+    call, polar, rules, label = rows if isinstance(rows, tuple) else arrays(rows)
+    level = np.where(call == "veto", veto, np.where(polar, rescue if polarity is None else polarity, rescue))
+    kept = np.where(call == "", rules, np.nan_to_num(score, nan=-np.inf) >= level)
+    return float(kept[label].mean()), float((~kept[~label]).mean())
+
+
+def best_thresholds(rows: list[dict[str, Any]], score: np.ndarray,
+                    polarity: bool = True) -> tuple[float, float, float, tuple[float, float]]:
+    """The grid point (steps of 0.5) with the highest min(supported kept, unsupported removed), then the highest sum:
+    veto, rescue and (with ``polarity``, else the same as rescue) the rescue of a polarity fault."""
+    best: tuple[float, float, float, float, float, tuple[float, float]] = (-1.0, -1.0, 0.0, 0.0, 0.0, (0.0, 0.0))
+    table = arrays(rows)
     for veto in np.arange(-10.0, 2.01, 0.5):
         for rescue in np.arange(-4.0, 8.01, 0.5):
-            r = rates(rows, score, float(veto), float(rescue))
-            best = max(best, (min(r), sum(r), float(veto), float(rescue), r))
-    return best[2], best[3], best[4]
+            for level in np.arange(-4.0, 8.01, 0.5) if polarity else [rescue]:
+                r = rates(table, score, float(veto), float(rescue), float(level))
+                best = max(best, (min(r), sum(r), float(veto), float(rescue), float(level), r))
+    return best[2], best[3], best[4], best[5]
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -154,15 +169,19 @@ def main(argv: list[str] | None = None) -> None:
     positions = [i for i, r in enumerate(rows) if r["call"]]
     full[positions], full_ce[positions] = combined, ce
     alone = rates(rows, full_ce, entailment.THRESHOLD, entailment.RESCUE)
-    veto, rescue, both = best_thresholds(rows, full)
+    one = best_thresholds(rows, full, polarity=False)
+    veto, rescue, polarity, both = best_thresholds(rows, full)
     print(f"cross-encoder alone at {entailment.THRESHOLD} / {entailment.RESCUE}: supported kept {alone[0]:.3f}, "
           f"unsupported removed {alone[1]:.3f}")
-    print(f"with the probe at {veto} / {rescue} (mix {mix:.3f}): supported kept {both[0]:.3f}, unsupported removed {both[1]:.3f}")
+    print(f"with the probe at {one[0]} / {one[1]} (mix {mix:.3f}): supported kept {one[3][0]:.3f}, unsupported removed "
+          f"{one[3][1]:.3f}")
+    print(f"with the probe at {veto} / {rescue}, rescue of a polarity fault at {polarity}: supported kept {both[0]:.3f}, "
+          f"unsupported removed {both[1]:.3f}")
 
     final = fit(np.arange(len(called)))
     low, high = np.percentile(final.decision_function(X), [0.5, 99.5])  # the range the probe's readings fall in
     probe_scores = final.decision_function(X)
-    level = np.where(calls == "veto", veto, rescue)
+    level = np.where(calls == "veto", veto, np.where([r["polarity"] for r in called], polarity, rescue))
     skipped = (ce + mix * low >= level) | (ce + mix * high < level)  # the check decides these without the probe
     changed = skipped & ((ce + mix * probe_scores >= level) != (ce + mix * low >= level))
     print(f"outside the probe's range [{low:.2f}, {high:.2f}] the logit decides alone: {int(skipped.sum())} of "
@@ -171,7 +190,8 @@ def main(argv: list[str] | None = None) -> None:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     np.savez(args.out, mean=scaler.mean_.astype(np.float32), scale=scaler.scale_.astype(np.float32),
              coef=regression.coef_[0].astype(np.float32), bias=np.float32(regression.intercept_[0]),
-             mix=np.float32(mix), threshold=np.float32(veto), rescue=np.float32(rescue), low=np.float32(low),
+             mix=np.float32(mix), threshold=np.float32(veto), rescue=np.float32(rescue),
+             rescue_polarity=np.float32(polarity), low=np.float32(low),
              high=np.float32(high))
     print(f"probe written to {args.out}")
 

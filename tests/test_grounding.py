@@ -747,6 +747,78 @@ def test_session_21_rules(what, title, abstract, claims):
     test_session_18_rules(what, title, abstract, claims)
 
 
+SESSION_22_CASES = [
+    # "more than 27B" is a bound, as the abstract's "over 27B" is, not a difference ("27% higher than"); a bound the
+    # abstract does not state ("more than two players" for its two-player games) is not there
+    ("bounds", 'Moirai',
+     'Trained on our newly introduced Large-scale Open Time Series Archive (LOTSA) featuring over 27B observations '
+     'across nine domains, Moirai achieves competitive or superior performance as a zero-shot forecaster when compared '
+     'to full-shot models. The polynomial-time algorithm applies to two-player general-sum games.',
+     [
+         ('Moirai was trained on LOTSA, a newly introduced open archive containing more than 27B observations across nine '
+          'domains.', True),
+         ('Moirai was trained on LOTSA, a newly introduced open archive containing 27B more observations than earlier '
+          'archives.', False),
+         ('The polynomial-time algorithm applies to general-sum games with more than two players.', False),
+     ]),
+    # "rather than" contrasts two things; it does not make the numbers beside it a difference
+    ("rather_than_is_no_difference", 'NLHF',
+     'Our approach entails the initial learning of a pairwise preference model, which is conditioned on two inputs '
+     '(instead of a single input in the case of a reward model) given a prompt.',
+     [
+         ('NLHF first learns a pairwise preference model that, given a prompt, conditions on two inputs rather than the '
+          'single input of a reward model.', True),
+         ('NLHF first learns a pairwise preference model that, given a prompt, conditions on three inputs rather than the '
+          'single input of a reward model.', False),
+     ]),
+    # "cannot perceive" restates "imperceptible", "cannot be applied" restates "inapplicable"
+    ("negated_word_for_prefix_negation", 'Watermarks',
+     'Watermarking involves embedding hidden markers in texts during the LLM inference phase, which is imperceptible '
+     'to humans. Due to the opacity in their parameters, existing fine-tuning adaptation methods are inapplicable.',
+     [
+         ('Watermarking embeds hidden markers in texts during LLM inference that humans cannot perceive.', True),
+         ('Because of the opacity of their parameters, existing fine-tuning adaptation methods cannot be applied.', True),
+         ('Watermarking does not embed hidden markers in texts during LLM inference.', False),
+     ]),
+    # "B outperforms A" where the abstract says "A outperforms B" (also in the passive), and "all" where it says "most"
+    ("swapped_comparison_and_all_for_most", 'TinyTrain',
+     'TinyTrain outperforms vanilla fine-tuning of the entire network by 3.6-5.0% in accuracy. In combination with '
+     'other zero-cost proxies, GRAF outperforms most existing performance predictors at a fraction of the cost.',
+     [
+         ('Vanilla fine-tuning of the entire network outperforms TinyTrain by 3.6-5.0% in accuracy.', False),
+         ('Vanilla fine-tuning of the entire network is outperformed by TinyTrain by 3.6-5.0% in accuracy.', True),
+         ('TinyTrain beats vanilla fine-tuning of the entire network by 3.6-5.0% in accuracy.', True),
+         ('Combined with other zero-cost proxies, GRAF outperforms all existing performance predictors at a fraction '
+          'of the cost.', False),
+         ('Combined with other zero-cost proxies, GRAF outperforms most existing performance predictors at a fraction '
+          'of the cost.', True),
+     ]),
+    # "most" where the abstract says "every"; "substantial" is large, "widens" the opposite of "bridges"; "first-order"
+    # counts an order; "far from benign" negates "benign"
+    ("quantities_directions_and_far_from", 'MAG listing',
+     'Our method can efficiently output all the MAGs in the MEC, that is, every intermediate graph in the recursive '
+     'process is necessary for the MAG listing task. This comes at the cost of additional operations; for many popular '
+     'models, this overhead is quite small. A warm start for the reward model bridges the performance gap during the '
+     'transition to online training. We analyze the second-order stability of mean-field dynamics. The loss landscape '
+     'for the distribution of parameters, while highly nonconvex, becomes quite benign.',
+     [
+         ('Most intermediate graphs in the recursive process are necessary for the MAG listing task.', False),
+         ('Every intermediate graph in the recursive process is needed for the MAG listing task.', True),
+         ('For many popular models, this overhead turns out to be substantial.', False),
+         ('For many popular models, the overhead is quite small.', True),
+         ('The warm start for the reward model widens the performance gap during the transition to online training.', False),
+         ('The authors analyze the first-order stability of mean-field dynamics.', False),
+         ('The authors analyze the second-order stability of mean-field dynamics.', True),
+         ('The loss landscape for the distribution of parameters stays highly nonconvex and far from benign.', False),
+     ]),
+]
+
+
+@pytest.mark.parametrize("what,title,abstract,claims", SESSION_22_CASES, ids=[c[0] for c in SESSION_22_CASES])
+def test_session_22_rules(what, title, abstract, claims):
+    test_session_18_rules(what, title, abstract, claims)
+
+
 def test_attain_restates_achieve():
     """Round 1's one word-level paraphrase with no whole-claim case here: "attains" covers "achieves" (in the case
     files it kept one supported summary, tF318, and broke nothing)."""
