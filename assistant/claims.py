@@ -754,7 +754,8 @@ def _faults(claim_text: str, claim: Terms, paper: Abstract, chosen: list[int], s
     unknown_names = sorted(n for n in claim.names if not _name_known(n, paper))
     # a name of capitalised parts ("Meta-World") is one name: its parts elsewhere in the abstract do not make it known
     unknown_names += sorted(n for n in claim.names if "-" in n and n not in unknown_names and _compact(n) not in paper.numbered
-                            and re.search(r"(?<![\w-])" + "-".join(map(str.capitalize, n.split("-"))) + r"(?![\w-])", claim_text))
+                            and not (n.endswith("s") and _compact(n[:-1]) in paper.numbered)  # "BRF-RSNNs"
+                            and _capitalised_parts(n, claim_text))
     if unknown_names:
         yield "fact", f"'{unknown_names[0]}' is not in the abstract"
     nearby = set().union(*(paper.sentences[i].names | set(paper.sentences[i].weights) for i in chosen)) | paper.title_terms
@@ -946,6 +947,12 @@ _HARMS = frozenset(stem(w) for w in "compromise sacrifice lose hurt harm degrade
 _RESTRICTING = frozenset("only solely exclusively just mere merely alone limited restricted specific single sole unless except "
                          "requires require required need needs needed necessary".split())
 _RANKING_WORDS = _SUPERLATIVES | frozenset("state sota first leading top optimal most least".split())
+
+
+def _capitalised_parts(name: str, text: str) -> bool:
+    """``text`` writes ``name`` with every part capitalised: "Meta-World", "ViT-Base" (one name), not "Transformer-based"."""
+    pattern = r"(?<![\w-])" + "-".join(map(re.escape, name.split("-"))) + r"(?![\w-])"
+    return any(all(part[:1].isupper() for part in m.group().split("-")) for m in re.finditer(pattern, text, re.IGNORECASE))
 
 
 def _relation_unsaid(claim: Terms, support: list[Terms]) -> str:

@@ -811,6 +811,16 @@ SESSION_22_CASES = [
          ('The authors analyze the second-order stability of mean-field dynamics.', True),
          ('The loss landscape for the distribution of parameters stays highly nonconvex and far from benign.', False),
      ]),
+    # a model variant the abstract never names ("ViT-Base" where it says "vision Transformer (ViT)"), while a plural of
+    # a name it does use ("BRF-RSNNs") is known
+    ("model_variant_names", 'UPOCR',
+     'The UPOCR unifies the architecture as a vision Transformer (ViT)-based encoder-decoder with learnable task prompts. '
+     'BRF-RSNN training converges faster than that of other recurrent spiking neural networks (RSNNs).',
+     [
+         ('UPOCR adopts a ViT-Base encoder-decoder with learnable task prompts.', False),
+         ('UPOCR adopts a ViT-based encoder-decoder with learnable task prompts.', True),
+         ('BRF-RSNNs converge faster in training than other recurrent spiking networks.', True),
+     ]),
 ]
 
 
