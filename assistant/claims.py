@@ -97,6 +97,7 @@ NEGATIONS = frozenset("not no never none neither nor without cannot cant fail fa
                       "prevent prevents prevented preventing stop stops stopped cease ceases ceased plateau plateaus plateaued "
                       "ignore ignores ignored ignoring disregard disregards disregarded disregarding neglect neglects neglected "
                       "neglecting overlook overlooks overlooked overlooking outside inability incapable".split())
+_WIDEN, _NARROW = "widen widens widened widening", "narrow narrows narrowed narrowing bridge bridges bridged bridging"
 # opposite directions a finding can be reported in; each side lists words that say the same thing
 _OPPOSITES: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple((frozenset(a.split()), frozenset(b.split())) for a, b in (
     ("outperform outperforms outperformed outperforming beat beats surpass surpasses exceed exceeds superior superiority "
@@ -136,7 +137,7 @@ _OPPOSITES: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple((frozenset
     ("adaptive adaptively adapts adapt dynamic dynamically", "fixed static"),
     ("linear linearly", "exponential exponentially superlinear quadratic quadratically"),
     ("single sole", "multiple several numerous"),
-    ("widen widens widened widening", "narrow narrows narrowed narrowing bridge bridges bridged bridging"),
+    (_WIDEN, _NARROW),
 ))
 _COMPARING = frozenset("than compared versus vs".split())
 # a claim may not say of all what the abstract says of most, nor the other way round: (all, most) of things, of times
@@ -173,8 +174,8 @@ _PASSIVE_CUES = frozenset("be been is are was were being largely often mostly wi
 _DIRECTION_WORDS = frozenset(w for pair in _OPPOSITES for side in pair for w in side)
 # direction words that also name a kind of thing ("sparse regression"): a claim may not bring them in unsaid
 _REWORDINGS = _DIRECTION_WORDS - frozenset("dense denser densely sparse sparser sparsely sparsity linear linearly exponential "
-                                           "exponentially superlinear quadratic quadratically".split()) - _OPPOSITES[-1][0] \
-    - _OPPOSITES[-1][1]  # nor "widens the range of tasks" unsaid
+                                           "exponentially superlinear quadratic quadratically".split()) \
+    - frozenset(f"{_WIDEN} {_NARROW}".split())  # nor "widens the range of tasks" unsaid
 Severity = Literal["fact", "polarity", "wording"]  # how surely a broken rule means the claim is unsupported: see _faults
 _NEGATING_PREFIXES = ("non", "un", "in", "im", "ir", "il", "dis", "mis")
 _NUMBER_WORDS: dict[str, float] = {w: float(i) for i, w in enumerate(
@@ -319,7 +320,7 @@ class Terms:
     directions: list[tuple[int, int, set[str]]] = field(default_factory=list)  # (pair, side, context stems) per direction word
     contrasted: list[list[str]] = field(default_factory=list)  # what "rather than" / "instead of" set aside
     preferred: list[list[str]] = field(default_factory=list)  # and what they prefer to it: the words just before
-    # "A outperforms B": per word of the first direction pair, its side and the words before and after it
+    # "A outperforms B": per ranking verb, its side and the words before and after it (swapped in the passive)
     ranked: list[tuple[int, list[str], list[str]]] = field(default_factory=list)
     # relations a claim may assert that its facts do not: "compares" ("more precise than", "compared with"; not "rather
     # than", "other than", "more than two"), "ranks" ("works best for"), "restricts" ("can only be used with"), "already"
