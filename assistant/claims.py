@@ -344,7 +344,8 @@ class Terms:
 def _is_name(token: str, position: int) -> bool:
     inner_upper = any(c.isupper() for c in token[1:])
     has_digit = any(c.isdigit() for c in token) and any(c.isalpha() for c in token)
-    return inner_upper or has_digit or (position > 0 and token[:1].isupper() and len(token) > 1)
+    one_letter = len(token) > 3 and token[1] == "-" and token[0].isalpha()  # "k-means", "k-NN", "n-gram": terms of art
+    return inner_upper or has_digit or one_letter or (position > 0 and token[:1].isupper() and len(token) > 1)
 
 
 def _is_content(word: str) -> bool:
@@ -747,6 +748,9 @@ def _faults(claim_text: str, claim: Terms, paper: Abstract, chosen: list[int], s
     polarity = _polarity_conflict(claim, supporting, [t for i, t in enumerate(paper.sentences) if i not in chosen])
     if polarity:
         yield "polarity", polarity
+    bound = _bound_swapped(claim_text, paper)
+    if bound:
+        yield "polarity", bound
     unsaid = _relation_unsaid(claim, supporting)
     if unsaid:
         yield "wording", unsaid
@@ -795,6 +799,39 @@ def _faults(claim_text: str, claim: Terms, paper: Abstract, chosen: list[int], s
            and claim.surface.get(s, s) not in _REWORDINGS}
     if sum(new.values()) >= _UNSUPPORTED_MASS:
         yield "wording", f"'{max(new, key=new.__getitem__)}' is not in the abstract"
+
+
+# "an upper bound on the sample complexity", "matching upper and lower bounds for X", "lower-bounds the error"
+_BOUNDS = re.compile(r"\b(matching\s+)?(upper|lower)(?:\s+and\s+(?:matching\s+)?(upper|lower))?[- ]?bound(?:s|ed|ing)?\b"
+                     r"(?:\s+(?:on|of|for|to|the)\s+([^.;,()]{1,60}?)(?=\s+(?:and|or|but|while|which|that|with|in|under)\b|[.;,()]|$))?",
+                     re.IGNORECASE)
+
+
+def _bounds(text: str) -> list[tuple[set[str], list[str], bool]]:
+    """Each bound a text states: its sides ("upper", "lower"), the first content stems of what it bounds, and whether
+    it is said to match another."""
+    found = []
+    for matching, one, other, bounded in _BOUNDS.findall(text):
+        words = [stem(w) for w in _WORD.findall(bounded.lower()) if w not in STOPWORDS and w not in _GENERIC]
+        found.append(({one.lower(), other.lower()} - {""}, words[:3], bool(matching)))
+    return found
+
+
+def _bound_swapped(claim_text: str, paper: Abstract) -> str:
+    """Why the claim's bound is not the abstract's, or "": a lower bound where it only gives an upper one (or the
+    reverse), or the sides swapped between the things bounded ("an upper bound on the sample complexity and a lower
+    bound on the iteration complexity" for the abstract's lower and upper)."""
+    theirs = _bounds(f"{paper.title} {paper.text}")
+    sides = set().union(*(s for s, _, _ in theirs)) if theirs else set()
+    for mine, bounded, matching in _bounds(claim_text):
+        if sides and mine - sides and (bounded or matching):  # not "its upper bound", which the abstract may state otherwise
+            return f"the abstract gives no {min(mine - sides)} bound"
+        if len(mine) == 1 and bounded:
+            def overlap(same: bool) -> int:
+                return max((len(set(bounded) & set(b)) for s, b, _ in theirs if (mine <= s) == same), default=0)
+            if overlap(False) >= 2 and overlap(False) > overlap(True):
+                return "swaps the upper and lower bounds the abstract gives"
+    return ""
 
 
 def premise(claim: Terms, paper: Abstract) -> tuple[tuple[int, int], ...]:
@@ -871,13 +908,30 @@ def _exact_values(plain: str) -> tuple[set[str], dict[str, set[str]]]:
     return {f"{a}/{b}" for a, b in _FRACTION.findall(plain)}, assigned
 
 
+# "2D", "3D diffusion models", "2D and 3D data", "Text-to-3D": dimensions, with the word they qualify
+_DIMENSIONS = re.compile(r"(?<![A-Za-z0-9.])((?:\d[Dd](?:\s*(?:,|/|-|and|or)\s*(?=\d[Dd]))?)+)(?![A-Za-z0-9])(?:[\s-]+([A-Za-z]{3,}))?")
+
+
+def _dimensions(plain: str) -> dict[str, set[str]]:
+    """The stem of each word a text qualifies by dimensions, with those dimensions: "2D and 3D data" -> {"data": {"2", "3"}}."""
+    found: dict[str, set[str]] = {}
+    for dims, word in _DIMENSIONS.findall(plain):
+        if word and word.lower() not in STOPWORDS:
+            found.setdefault(stem(word.lower()), set()).update(re.findall(r"(\d)[Dd]", dims))
+    return found
+
+
 def _wrong_exact_values(claim_text: str, paper: Abstract) -> list[str]:
-    """A fraction the abstract never writes ("T^{1/3}" for "T^{2/3}"), or a value it gives no variable of that name
-    ("p=2" where it has "p=1"): the digits may be elsewhere in the abstract, the quantity is not."""
+    """A fraction the abstract never writes ("T^{1/3}" for "T^{2/3}"), a value it gives no variable of that name
+    ("p=2" where it has "p=1"), or a dimension it gives nothing of that name ("3D diffusion models" where it has "2D
+    diffusion models"): the digits may be elsewhere in the abstract, the quantity is not."""
     fractions, assigned = _exact_values(unescape_latex_numbers(claim_text))
     wrong = sorted(fractions - paper.fractions)
     wrong += sorted(f"{name}={v}" for name, values in assigned.items() if name in paper.assigned
                     for v in values - paper.assigned[name])
+    theirs = _dimensions(f"{paper.title} {paper.text}")
+    wrong += sorted(f"{d}D {word}" for word, dims in _dimensions(claim_text).items() if word in theirs
+                    for d in dims - theirs[word])
     return wrong
 
 

@@ -836,3 +836,48 @@ def test_attain_restates_achieve():
 
     assert _covered(stem("attains"), {stem("achieve")}) and _covered(stem("attained"), {stem("achieves")})
     assert not _covered(stem("attains"), {stem("improve")})
+
+
+SESSION_23_CASES = [
+    # "3D diffusion models" where the abstract says "2D diffusion models": the digit is elsewhere ("3D geometry"), the
+    # dimension of that thing is not
+    ("dimensions", 'Lift3D',
+     'Lift3D distills powerful 2D diffusion models into a 3D representation, and a 3D prior keeps the geometry '
+     'consistent. It handles 2D and 3D inputs.',
+     [
+         ('Lift3D distills 3D diffusion models into a 3D representation.', False),
+         ('Lift3D distills powerful 2D diffusion models into a 3D representation.', True),
+         ('Lift3D handles both 3D and 2D inputs.', True),
+         ('A 2D prior keeps the geometry consistent.', False),
+     ]),
+    # a lower bound where the abstract gives only upper ones, and the sides swapped between the things bounded
+    ("upper_and_lower_bounds", 'Bandit bounds',
+     'We prove a lower bound on the sample complexity of any algorithm and an upper bound on the number of rounds our '
+     'algorithm needs. The estimator is upper-bounded by the excess risk.',
+     [
+         ('The authors prove an upper bound on the sample complexity of any algorithm.', False),
+         ('The authors prove a lower bound on the number of rounds their algorithm needs.', False),
+         ('The authors prove a lower bound on the sample complexity of any algorithm and an upper bound on the number of '
+          'rounds their algorithm needs.', True),
+     ]),
+    ("a_bound_the_abstract_never_gives", 'Memorization',
+     'We derive an upper bound on memorization in terms of the curvature of the input loss.',
+     [
+         ('The paper derives an upper bound on memorization in terms of input loss curvature.', True),
+         ('The paper derives a matching lower bound on memorization in terms of input loss curvature.', False),
+     ]),
+    # "k-means" names an objective: one-letter compounds are terms of art, not the everyday "means"
+    ("one_letter_compound_is_a_term_of_art", 'Private clustering',
+     'Private clustering has been widely studied under various privacy models. We show that a classic algorithm can be '
+     'slightly modified to work for any of those models.',
+     [
+         ('A classic algorithm can be slightly modified to solve private k-means clustering under any of those privacy '
+          'models.', False),
+         ('A classic algorithm can be slightly modified to solve private clustering under any of those privacy models.', True),
+     ]),
+]
+
+
+@pytest.mark.parametrize("what,title,abstract,claims", SESSION_23_CASES, ids=[c[0] for c in SESSION_23_CASES])
+def test_session_23_rules(what, title, abstract, claims):
+    test_session_18_rules(what, title, abstract, claims)
