@@ -146,3 +146,33 @@ def test_a_process_that_used_the_probe_exits_without_noise():
     assert "Traceback" not in done.stderr and "Exception ignored" not in done.stderr, done.stderr
     assert "llama_init" not in done.stderr, done.stderr  # llama.cpp's C logs stay out of a user's terminal
     float(done.stdout.strip())
+
+
+def test_the_thresholds_serve_the_worse_group_of_case_files():
+    """``benchmarks.train_probe`` picks the thresholds for the worse of two groups of case files (those before set
+    ``NEWER`` and those since), not for all claims pooled, where the larger group would decide alone."""
+    from benchmarks.train_probe import NEWER, best_thresholds, group_of
+
+    rows, scores = [], []
+    # the older group (many claims): unsupported vetoed claims score low, so a low veto threshold serves it
+    for i in range(40):
+        rows.append({"file": "grounding_heldout5.jsonl", "call": "veto", "polarity": False, "rules": True, "keep": True})
+        scores.append(-3.0 + i * 0.1)
+    for i in range(40):
+        rows.append({"file": "grounding_heldout5.jsonl", "call": "veto", "polarity": False, "rules": True, "keep": False})
+        scores.append(-8.0 + i * 0.1)
+    # the newer group (few claims): its unsupported claims score higher, among the older group's supported ones
+    for i in range(10):
+        rows.append({"file": f"grounding_heldout{NEWER}.jsonl", "call": "veto", "polarity": False, "rules": True, "keep": True})
+        scores.append(0.0 + i * 0.1)
+    for i in range(10):
+        rows.append({"file": f"grounding_heldout{NEWER}.jsonl", "call": "veto", "polarity": False, "rules": True, "keep": False})
+        scores.append(-2.5 + i * 0.1)
+    assert [group_of(r) for r in rows[-1:] + rows[:1]] == [1, 0]
+    score = np.array(scores)
+    pooled = best_thresholds(rows, score, polarity=False, grouped=False)
+    grouped = best_thresholds(rows, score, polarity=False)
+    assert pooled[0] < grouped[0], (pooled, grouped)  # the newer group's unsupported claims are vetoed only when grouped
+    newer = [i for i, r in enumerate(rows) if group_of(r)]
+    removed = lambda veto: np.mean([score[i] < veto for i in newer if not rows[i]["keep"]])  # noqa: E731
+    assert removed(grouped[0]) > removed(pooled[0])
