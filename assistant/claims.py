@@ -912,12 +912,13 @@ def _exact_values(plain: str) -> tuple[set[str], dict[str, set[str]]]:
 _DIMENSIONS = re.compile(r"(?<![A-Za-z0-9.])((?:\d[Dd](?:\s*(?:,|/|-|and|or)\s*(?=\d[Dd]))?)+)(?![A-Za-z0-9])(?:[\s-]+([A-Za-z]{3,}))?")
 
 
-def _dimensions(plain: str) -> dict[str, set[str]]:
-    """The stem of each word a text qualifies by dimensions, with those dimensions: "2D and 3D data" -> {"data": {"2", "3"}}."""
-    found: dict[str, set[str]] = {}
+def _dimensions(plain: str) -> dict[str, tuple[str, set[str]]]:
+    """The stem of each word a text qualifies by dimensions, with the word and those dimensions: "2D and 3D data" ->
+    {"data": ("data", {"2", "3"})}."""
+    found: dict[str, tuple[str, set[str]]] = {}
     for dims, word in _DIMENSIONS.findall(plain):
         if word and word.lower() not in STOPWORDS:
-            found.setdefault(stem(word.lower()), set()).update(re.findall(r"(\d)[Dd]", dims))
+            found.setdefault(stem(word.lower()), (word, set()))[1].update(re.findall(r"(\d)[Dd]", dims))
     return found
 
 
@@ -930,8 +931,8 @@ def _wrong_exact_values(claim_text: str, paper: Abstract) -> list[str]:
     wrong += sorted(f"{name}={v}" for name, values in assigned.items() if name in paper.assigned
                     for v in values - paper.assigned[name])
     theirs = _dimensions(f"{paper.title} {paper.text}")
-    wrong += sorted(f"{d}D {word}" for word, dims in _dimensions(claim_text).items() if word in theirs
-                    for d in dims - theirs[word])
+    wrong += sorted(f"{d}D {word}" for key, (word, dims) in _dimensions(claim_text).items() if key in theirs
+                    for d in dims - theirs[key][1])
     return wrong
 
 
