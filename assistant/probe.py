@@ -7,7 +7,7 @@ state (llama.cpp's last-token pooling), not as the words it would generate: gene
 ranked claims worse than chance (README, Quality), while the probe on its hidden state ranks them as well as the
 cross-encoder, and the two together better than either (``python -m benchmarks.train_probe``).
 
-The probe's weights (standardisation, coefficients, the mix with the cross-encoder and both thresholds) ship in
+The probe's weights (standardisation, coefficients, the mix with the cross-encoder and its three thresholds) ship in
 ``assistant/data/entailment_probe.npz`` (a few kB). ``probe()`` returns None when the 0.5B model's part packages are
 not installed; the check then uses the cross-encoder alone, with its own thresholds.
 """
