@@ -534,6 +534,10 @@ class Abstract:
     # fractions ("2/3") and values given to one-letter variables ("p": {"1"}) it writes: see ``_exact_values``
     fractions: set[str] = field(default_factory=set)
     assigned: dict[str, set[str]] = field(default_factory=dict)
+    # its upper and lower bounds ("a lower bound on the sample complexity") and what its dimensions qualify ("2D
+    # diffusion models"): see ``_bounds`` and ``_dimensions``
+    bounds: list[tuple[set[str], list[str], bool]] = field(default_factory=list)
+    dimensions: dict[str, tuple[str, set[str]]] = field(default_factory=dict)
 
     def mentions(self, name: str) -> int:
         """In how many sentences the abstract names ``name`` (a paper's own method recurs; a one-off detail does not)."""
@@ -589,7 +593,7 @@ class Abstract:
         fractions, assigned = _exact_values(readable)
         return cls(abstract, title, spans, sentences, vocabulary, names, whole.numbers,
                    title_terms.names | set(title_terms.weights) | own, acronyms, expansions, said, numbered,
-                   fractions, assigned)
+                   fractions, assigned, _bounds(f"{title} {abstract}"), _dimensions(f"{title} {abstract}"))
 
 
 @dataclass
@@ -821,15 +825,15 @@ def _bound_swapped(claim_text: str, paper: Abstract) -> str:
     """Why the claim's bound is not the abstract's, or "": a lower bound where it only gives an upper one (or the
     reverse), or the sides swapped between the things bounded ("an upper bound on the sample complexity and a lower
     bound on the iteration complexity" for the abstract's lower and upper)."""
-    theirs = _bounds(f"{paper.title} {paper.text}")
+    theirs = paper.bounds
     sides = set().union(*(s for s, _, _ in theirs)) if theirs else set()
     for mine, bounded, matching in _bounds(claim_text):
         if sides and mine - sides and (bounded or matching):  # not "its upper bound", which the abstract may state otherwise
             return f"the abstract gives no {min(mine - sides)} bound"
-        if len(mine) == 1 and bounded:
-            def overlap(same: bool) -> int:
-                return max((len(set(bounded) & set(b)) for s, b, _ in theirs if (mine <= s) == same), default=0)
-            if overlap(False) >= 2 and overlap(False) > overlap(True):
+        if len(mine) == 1 and bounded:  # how much of what it bounds the abstract bounds on the same side, and the other
+            same, other = (max((len(set(bounded) & set(b)) for s, b, _ in theirs if (mine <= s) == side), default=0)
+                           for side in (True, False))
+            if other >= 2 and other > same:
                 return "swaps the upper and lower bounds the abstract gives"
     return ""
 
@@ -930,9 +934,8 @@ def _wrong_exact_values(claim_text: str, paper: Abstract) -> list[str]:
     wrong = sorted(fractions - paper.fractions)
     wrong += sorted(f"{name}={v}" for name, values in assigned.items() if name in paper.assigned
                     for v in values - paper.assigned[name])
-    theirs = _dimensions(f"{paper.title} {paper.text}")
-    wrong += sorted(f"{d}D {word}" for key, (word, dims) in _dimensions(claim_text).items() if key in theirs
-                    for d in dims - theirs[key][1])
+    wrong += sorted(f"{d}D {word}" for key, (word, dims) in _dimensions(claim_text).items() if key in paper.dimensions
+                    for d in dims - paper.dimensions[key][1])
     return wrong
 
 

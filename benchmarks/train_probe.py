@@ -124,10 +124,10 @@ def group_of(row: dict[str, Any]) -> int:
 
 
 def best_thresholds(rows: list[dict[str, Any]], score: np.ndarray, polarity: bool = True,
-                    grouped: bool = True) -> tuple[float, float, float, tuple[float, float]]:
+                    grouped: bool = True) -> tuple[float, float, float]:
     """The grid point (steps of 0.5) with the highest worst rate (supported kept, unsupported removed; in each group of
     ``group_of`` when ``grouped``), then the highest sum: veto, rescue and (with ``polarity``, else the same as rescue)
-    the rescue of a polarity fault. Returns them with both rates over all rows."""
+    the rescue of a polarity fault."""
     best: tuple[float, float, float, float, float] = (-1.0, -1.0, 0.0, 0.0, 0.0)
     group = np.array([group_of(r) if grouped else 0 for r in rows])
     tables = [(arrays([r for r, g in zip(rows, group) if g == k]), score[group == k]) for k in sorted(set(group))]
@@ -136,7 +136,7 @@ def best_thresholds(rows: list[dict[str, Any]], score: np.ndarray, polarity: boo
             for level in np.arange(-4.0, 8.01, 0.5) if polarity else [rescue]:
                 r = [x for table, s in tables for x in rates(table, s, float(veto), float(rescue), float(level))]
                 best = max(best, (min(r), sum(r), float(veto), float(rescue), float(level)))
-    return best[2], best[3], best[4], rates(rows, score, best[2], best[3], best[4])
+    return best[2], best[3], best[4]
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -181,7 +181,6 @@ def main(argv: list[str] | None = None) -> None:
     full_ce = np.full(len(rows), np.nan)
     positions = [i for i, r in enumerate(rows) if r["call"]]
     full[positions], full_ce[positions] = combined, ce
-    alone = rates(rows, full_ce, entailment.THRESHOLD, entailment.RESCUE)
     group = np.array([group_of(r) for r in rows])
 
     def report(name: str, veto: float, rescue: float, polarity: float, score: np.ndarray = full) -> None:
@@ -192,9 +191,9 @@ def main(argv: list[str] | None = None) -> None:
 
     report("cross-encoder alone", entailment.THRESHOLD, entailment.RESCUE, entailment.RESCUE, full_ce)
     print(f"with the probe (mix {mix:.3f}), thresholds veto / rescue / rescue of a polarity fault")
-    report("  one rescue, over all claims", *best_thresholds(rows, full, polarity=False, grouped=False)[:3])
-    report("  over all claims", *best_thresholds(rows, full, grouped=False)[:3])
-    veto, rescue, polarity, _ = best_thresholds(rows, full)
+    report("  one rescue, over all claims", *best_thresholds(rows, full, polarity=False, grouped=False))
+    report("  over all claims", *best_thresholds(rows, full, grouped=False))
+    veto, rescue, polarity = best_thresholds(rows, full)
     report("  worst of both groups (saved)", veto, rescue, polarity)
 
     final = fit(np.arange(len(called)))
