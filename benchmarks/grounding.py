@@ -41,6 +41,8 @@ SHARED = Path(os.environ.get("PAPERCHAT_SHARED", ROOT.parent / "shared"))
 if not SHARED.is_dir() and Path("/work/shared").is_dir():  # worktrees live beside main/, not inside it
     SHARED = Path("/work/shared")
 CORPUS = SHARED / "data" / "icml2024_abstracts" / "papers.jsonl"
+# Sets 35 on are written on 2025-conference papers (the ICML 2024 abstracts ran out); distractors stay ICML 2024.
+MORE_CORPORA = (SHARED / "data" / "ml2025_conferences" / "papers.jsonl",)
 CASES = Path(__file__).with_name("grounding_cases.jsonl")
 
 KEEP = ("exact", "paraphrase", "summary")
@@ -72,13 +74,15 @@ def load_cases(path: str | Path = CASES, kinds: Iterable[str] | None = None) -> 
     return cases
 
 
-def load_corpus(path: str | Path = CORPUS) -> dict[str, dict[str, Any]]:
+def load_corpus(*paths: str | Path) -> dict[str, dict[str, Any]]:
+    """Papers by id from ``paths`` (default: the ICML 2024 abstracts, then the 2025-conference papers)."""
     papers = {}
-    with open(path, encoding="utf-8") as handle:
-        for line in handle:
-            if line.strip():
-                paper = json.loads(line)
-                papers[paper["id"]] = paper
+    for path in paths or (CORPUS, *MORE_CORPORA):
+        with open(path, encoding="utf-8") as handle:
+            for line in handle:
+                if line.strip():
+                    paper = json.loads(line)
+                    papers[paper["id"]] = paper
     return papers
 
 
@@ -88,8 +92,8 @@ def write_corpus(cases: list[dict[str, Any]], corpus: dict[str, dict[str, Any]],
     needed = list(dict.fromkeys([c["paper"] for c in cases] + [c["other"] for c in cases if c.get("other")]))
     missing = [pid for pid in needed if pid not in corpus]
     if missing:
-        raise SystemExit(f"case papers not in {CORPUS}: {missing}")
-    rest = sorted(set(corpus) - set(needed))
+        raise SystemExit(f"case papers not in {CORPUS} or {MORE_CORPORA[0]}: {missing}")
+    rest = sorted(pid for pid in set(corpus) - set(needed) if pid.startswith("icml2024"))  # as before set 35
     chosen = needed + random.Random(seed).sample(rest, min(distractors, len(rest)))
     with open(out, "w", encoding="utf-8") as handle:
         for pid in chosen:
