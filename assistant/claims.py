@@ -96,7 +96,8 @@ NEGATIONS = frozenset("not no never none neither nor without cannot cant fail fa
                       "obviate obviates obviating remove removes removed removing struggle struggles struggling "
                       "prevent prevents prevented preventing stop stops stopped cease ceases ceased plateau plateaus plateaued "
                       "ignore ignores ignored ignoring disregard disregards disregarded disregarding neglect neglects neglected "
-                      "neglecting overlook overlooks overlooked overlooking outside inability incapable".split())
+                      "neglecting overlook overlooks overlooked overlooking outside inability incapable omit omits omitted omitting exclude "
+                      "excludes excluded excluding".split())
 _WIDEN, _NARROW = "widen widens widened widening", "narrow narrows narrowed narrowing bridge bridges bridged bridging"
 # opposite directions a finding can be reported in; each side lists words that say the same thing
 _OPPOSITES: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple((frozenset(a.split()), frozenset(b.split())) for a, b in (
@@ -184,7 +185,9 @@ _NUMBER_WORDS: dict[str, float] = {w: float(i) for i, w in enumerate(
 _NUMBER_WORDS.update({"thirty": 30, "forty": 40, "fifty": 50, "hundred": 100, "thousand": 1000, "million": 10**6,
                       "billion": 10**9, "twice": 2, "double": 2, "doubles": 2, "doubled": 2, "doubling": 2,
                       "triple": 3, "triples": 3, "tripled": 3, "tripling": 3, "half": 0.5, "single": 1})
-_NUMBER = re.compile(r"(?<![A-Za-z0-9.])(?<![A-Za-z]-)(\d+(?:,\d{3})+|\d+(?:\.\d+)?)\s*(%|\\%|percent|x|×|[kKMB](?![A-Za-z]))?(?![A-Za-z0-9])")
+_NUMBER = re.compile(r"(?<![A-Za-z0-9.])(?<![A-Za-z]-)(\d+(?:,\d{3})+|\d+(?:\.\d+)?)\s*(%|\\%|percent|x|×|[kKMB](?![A-Za-z])|"
+                     r"thousand|million|billion|trillion)?(?![A-Za-z0-9])")
+_SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12}
 _OWN_NAME = re.compile(r"\b(?:propose|proposes|introduce|introduces|present|presents|named|dubbed|called|termed)\b"
                        r"[^.;]{0,80}?\b((?=[A-Za-z0-9-]*[A-Z][A-Za-z0-9-]*[A-Z0-9])[A-Z][A-Za-z0-9-]+)")
 # acronyms the field uses without defining them: an answer may write either form whatever the abstract writes
@@ -285,8 +288,11 @@ def numbers(text: str, stated: bool = False) -> set[float]:
             found.add(0.5)
         if unit == "B":  # "7B" model size: the value, also 7e9 written out
             found.add(value * 10**9)
-    # "zero-shot", "one-shot", "Zero-Knowledge Proofs" count nothing
+        if unit in _SCALES:  # "45.3 billion tokens" is "45.3B tokens", not 45.3 and a billion
+            found.add(round(value * _SCALES[unit], 6))
+    # "zero-shot", "one-shot", "Zero-Knowledge Proofs" count nothing; "45.3 billion" was read above
     lowered = re.sub(r"\b(?:zero-[a-z]+|one-shot)\b", "shot", text.lower())
+    lowered = re.sub(r"(?<=\d)\s*(?:thousand|million|billion|trillion)\b", " ", lowered)
     words = re.findall(r"[a-z]+", lowered)
     # "one-sided", "two-stage", "single-step": a count inside a compound ("zero-shot" and "one-shot" were set aside above)
     for match in re.finditer(r"\b(one|single|two|three|four|five|six|seven|eight|nine|ten)-[a-z]", lowered):
@@ -294,6 +300,8 @@ def numbers(text: str, stated: bool = False) -> set[float]:
     for match in re.finditer(r"\b(zeroth|first|second|third|fourth)[- ]order\b", lowered):  # "second-order stability"
         found.add(float(("zeroth", "first", "second", "third", "fourth").index(match.group(1))))
     for previous, word, after in zip([""] + words, words, words[1:] + [""]):
+        if word == "single" and after == "out":  # "they single out one hypothesis": a verb
+            continue
         if word == "one" and previous in ("just", "only", "exactly"):  # "just one task": a count, not "one of"
             found.add(1.0)
         if word in ("hundreds", "thousands", "millions", "billions") and after == "of":  # an order of magnitude
@@ -396,7 +404,10 @@ def analyse(text: str, stated: bool = False) -> Terms:
             continue
         near = {stem(w) for w in [w for w in lowered[max(i - 9, 0) : i] if _is_content(w)][-3:]
                 + [w for w in lowered[i + 1 : i + 10] if _is_content(w)][:3]}
-        window = lowered[max(i - 3, 0) : i] + lowered[i + 1 : i + 4]
+        following = lowered[i + 1 : i + 4]
+        if following[:1] == ["more"] and "than" not in lowered[i + 2 :]:
+            following = following[1:]  # "into 25 more languages": a count of added things, not a difference
+        window = lowered[max(i - 3, 0) : i] + following
         cues = [w for k, w in enumerate(window) if not (w == "than" and window[k - 1 : k] == ["rather"])]
         relative = bool(_RELATIVE_CUES & set(cues))  # not "two inputs rather than one": a contrast
         # "more than 27B observations", "over 27B": a bound on the value
@@ -538,6 +549,11 @@ class Abstract:
     # diffusion models"): see ``_bounds`` and ``_dimensions``
     bounds: list[tuple[set[str], list[str], bool]] = field(default_factory=list)
     dimensions: dict[str, tuple[str, set[str]]] = field(default_factory=dict)
+    # the words written right before each content word ("second term", "non-linear Transformers"), and every word it
+    # writes, compounds also by their parts but a negated part with its prefix ("non-linear": "nonlinear", not
+    # "linear"): see ``_modifiers``
+    modifiers: dict[str, set[str]] = field(default_factory=dict)
+    written: set[str] = field(default_factory=set)
 
     def mentions(self, name: str) -> int:
         """In how many sentences the abstract names ``name`` (a paper's own method recurs; a one-off detail does not)."""
@@ -593,7 +609,8 @@ class Abstract:
         fractions, assigned = _exact_values(readable)
         return cls(abstract, title, spans, sentences, vocabulary, names, whole.numbers,
                    title_terms.names | set(title_terms.weights) | own, acronyms, expansions, said, numbered,
-                   fractions, assigned, _bounds(f"{title} {abstract}"), _dimensions(f"{title} {abstract}"))
+                   fractions, assigned, _bounds(f"{title} {abstract}"), _dimensions(f"{title} {abstract}"),
+                   *_modifiers(f"{title}. {abstract}"))
 
 
 @dataclass
@@ -644,6 +661,12 @@ def _name_known(name: str, paper: Abstract) -> bool:
     if name in paper.names or (name.endswith("s") and name[:-1] in paper.names):  # "SNNs" where the abstract says "SNN"
         return True
     parts = [p for p in re.split(r"[-_.]", name) if p]
+    if len(parts) > 1 and parts[-1] in _NAME_SUFFIXES and stem(parts[-1]) in paper.vocabulary and _name_known(
+            "-".join(parts[:-1]), paper):  # "GSM8K-based" where the abstract says "based on GSM8K"
+        return True
+    singular = name[:-1] if name.endswith("s") and len(name) > 3 else name
+    if len(parts) == 1 and any(singular in re.split(r"[-_.]", n) for n in paper.names if "-" in n):
+        return True  # "RNNs" where the abstract says "RNN-based"
     if len(parts) > 1 and any(c.isdigit() for c in name):  # "ResNet-50" is not "ResNet-18": the numbered whole must occur
         return _compact(name) in paper.numbered
     if len(parts) > 1 and all(p in paper.names or stem(p) in paper.vocabulary or p.isdigit() for p in parts):
@@ -749,12 +772,18 @@ def _faults(claim_text: str, claim: Terms, paper: Abstract, chosen: list[int], s
     wrong_values = _wrong_exact_values(claim_text, paper)
     if wrong_values:
         yield "fact", f"number not in the abstract ({wrong_values[0]})"
+    ordinal = _wrong_ordinal(claim_text, paper)
+    if ordinal:
+        yield "fact", ordinal
     polarity = _polarity_conflict(claim, supporting, [t for i, t in enumerate(paper.sentences) if i not in chosen])
     if polarity:
         yield "polarity", polarity
     bound = _bound_swapped(claim_text, paper)
     if bound:
         yield "polarity", bound
+    flipped = _modifier_negated(claim_text, paper)
+    if flipped:
+        yield "polarity", flipped
     unsaid = _relation_unsaid(claim, supporting)
     if unsaid:
         yield "wording", unsaid
@@ -926,6 +955,51 @@ def _dimensions(plain: str) -> dict[str, tuple[str, set[str]]]:
     return found
 
 
+# "the second term", "(non-linear) Transformers": a word and the content word right after it, nothing between them
+_MODIFIED = re.compile(r"([a-z0-9]+(?:-[a-z0-9]+)*)\s+(?=([a-z]{3,})\b)")
+_ORDINALS = frozenset("first second third fourth fifth sixth 1st 2nd 3rd 4th 5th".split())
+
+
+def _modifiers(text: str) -> tuple[dict[str, set[str]], set[str]]:
+    """The stem of each content word of a text with the words written right before it, hyphens dropped, and the words
+    it writes (see ``Abstract.written``): "the second term of (non-linear) Transformers" -> {"term": {"second"},
+    "transform": {"nonlinear"}}, {"the", "second", "term", "of", "nonlinear", "transformers"}."""
+    plain = re.sub(r"[()]", "", text.lower())
+    found: dict[str, set[str]] = {}
+    for word, following in _MODIFIED.findall(plain):
+        if following not in STOPWORDS:
+            found.setdefault(stem(following), set()).add(word.replace("-", ""))
+    written: set[str] = set()
+    for token in re.findall(r"[a-z0-9]+(?:-[a-z0-9]+)*", plain):
+        parts = token.split("-")
+        written.add("".join(parts))
+        written |= {p if i == 0 or parts[i - 1] not in _NEGATING_PREFIXES else parts[i - 1] + p for i, p in enumerate(parts)}
+    return found, written
+
+
+def _wrong_ordinal(claim_text: str, paper: Abstract) -> str:
+    """An ordinal the abstract gives something else: "the first term" where it only writes "the second term"."""
+    for key, words in _modifiers(claim_text)[0].items():
+        theirs = paper.modifiers.get(key, set()) & _ORDINALS
+        for word in sorted(words & _ORDINALS):
+            if theirs and word not in theirs:
+                return f"the abstract says '{sorted(theirs)[0]}', not '{word}'"
+    return ""
+
+
+def _modifier_negated(claim_text: str, paper: Abstract) -> str:
+    """A word the abstract writes with a negating prefix before the same thing, or the other way round: "linear
+    Transformers" where it says "(non-linear) Transformers", "unsupervised loss" where it says "supervised loss"."""
+    for key, words in _modifiers(claim_text)[0].items():
+        theirs = paper.modifiers.get(key, set())
+        for word in sorted(words - theirs - paper.written):  # "non-smooth functions" for "functions are non-smooth"
+            for prefix in _NEGATING_PREFIXES:
+                flipped = word[len(prefix):] if word.startswith(prefix) else prefix + word
+                if len(flipped) >= 4 and len(word) >= 4 and flipped in theirs and zipf(flipped) >= 2.0:
+                    return f"the abstract says '{flipped}', not '{word}'"
+    return ""
+
+
 def _wrong_exact_values(claim_text: str, paper: Abstract) -> list[str]:
     """A fraction the abstract never writes ("T^{1/3}" for "T^{2/3}"), a value it gives no variable of that name
     ("p=2" where it has "p=1"), or a dimension it gives nothing of that name ("3D diffusion models" where it has "2D
@@ -985,12 +1059,13 @@ def _numbers_of(paper: Abstract, chosen: list[int]) -> set[float]:
     return set().union(*(paper.sentences[i].numbers for i in chosen)) if chosen else set()
 
 
-def _prefix_negated(words: set[str], other: set[str]) -> str:
-    """A word of ``words`` that negates a word of ``other`` by its prefix ("independent" / "dependent")."""
+def _prefix_negated(words: set[str], other: set[str], negated: set[str] = frozenset()) -> str:  # type: ignore[assignment]
+    """A word of ``words`` that negates a word of ``other`` by its prefix ("independent" / "dependent"), unless ``other``
+    negates it itself (``negated``: the stems its negations govern, "not appropriate" for "inappropriate")."""
     for word in words:
         for prefix in _NEGATING_PREFIXES:
             base = word[len(prefix):]
-            if word.startswith(prefix) and len(base) >= 5 and base in other and word not in other:
+            if word.startswith(prefix) and len(base) >= 5 and base in other and word not in other and stem(base) not in negated:
                 return word
     return ""
 
@@ -1104,7 +1179,9 @@ def _polarity_conflict(claim: Terms, support: list[Terms], others: list[Terms] |
             # half its weight, and two of its words unless it has one ("model" alone does not restate "model size")
             if head and weight(covered) >= 0.5 * weight(head) and len(covered) >= min(2, len(head)):
                 return "drops a negation of the abstract"
-    if _prefix_negated(claim.words, support_words) or _prefix_negated(support_words, claim.words):
+    claim_negated = {s for scope in claim.negated for s in scope[:2]}
+    if _prefix_negated(claim.words, support_words, {s for scope in support_negated for s in scope[:2]}) or \
+            _prefix_negated(support_words, claim.words, claim_negated):
         return "negates what the abstract states"
     theirs = [d for t in support for d in t.directions]
     for pair, side, ctx in claim.directions:

@@ -189,15 +189,19 @@ def is_fallback(answer: Any) -> bool:
 
 
 def is_kept(answer: Any, claim: str, paper_id: str) -> bool:
-    """A sentence containing the claim carries a marker whose citation is ``paper_id`` (and no fallback)."""
+    """Each sentence of the claim is in a stretch of the answer that carries a marker whose citation is ``paper_id``
+    (and no fallback). A claim of two sentences is kept when the verifier keeps both, each with its own marker
+    ("S1. [1] S2. [1]") or one after both; it is not kept when either loses its marker."""
     if is_fallback(answer):
         return False
-    want = normalize(claim).rstrip(".!?")  # the marker may sit before the final period
+    from ingest.chunking import sentence_spans
+
     cited = citation_papers(answer)
-    for text, numbers in segments(str(getattr(answer, "text", ""))):
-        if want in normalize(text) and any(cited.get(n) == paper_id for n in numbers):
-            return True
-    return False
+    stretches = [normalize(text) for text, numbers in segments(str(getattr(answer, "text", "")))
+                 if any(cited.get(n) == paper_id for n in numbers)]
+    parts = [claim[s.start : s.end] for s in sentence_spans(claim)] or [claim]
+    # the marker may sit before a sentence's final period
+    return all(any(normalize(part).rstrip(".!?") in text for text in stretches) for part in parts)
 
 
 # ------------------------------------------------------------------------------------ running

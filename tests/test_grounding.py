@@ -881,3 +881,69 @@ SESSION_23_CASES = [
 @pytest.mark.parametrize("what,title,abstract,claims", SESSION_23_CASES, ids=[c[0] for c in SESSION_23_CASES])
 def test_session_23_rules(what, title, abstract, claims):
     test_session_18_rules(what, title, abstract, claims)
+
+
+SESSION_24_CASES = [
+    # an ordinal said of the same thing: "the first term" where the abstract only writes "the second term"
+    ("an_ordinal_the_abstract_gives_something_else", 'Graph distillation',
+     'We first maximize the second term of the objective by perturbing the graph, and then minimize the overall loss. '
+     'In the first stage, the teacher is frozen.',
+     [
+         ('The method first maximizes the first term of the objective by perturbing the graph.', False),
+         ('The method first maximizes the second term of the objective by perturbing the graph.', True),
+         ('In the first stage the teacher is frozen.', True),
+     ]),
+    # "linear Transformers" where the abstract says "(non-linear) Transformers"; "non-smooth functions" is fine where
+    # it says "when functions are non-smooth"
+    ("a_negating_prefix_dropped_from_what_qualifies_a_thing", 'Transformers in context',
+     'We show that (non-linear) Transformers learn to implement gradient descent in function space, which lets them '
+     'learn non-linear functions in context. Our bounds also hold when functions are non-smooth, as for smooth functions.',
+     [
+         ('Linear Transformers learn to implement gradient descent in function space and learn non-linear functions in '
+          'context.', False),
+         ('Non-linear Transformers learn to implement gradient descent in function space.', True),
+         ('The bounds also hold for non-smooth functions.', True),
+     ]),
+    # "not appropriate" restates "inappropriate": a negation the claim writes out is not a prefix the abstract reverses
+    ("a_negation_written_out_restates_a_negating_prefix", 'Approximate symmetry',
+     'In many problems only approximate symmetry is present, which makes imposing exact symmetry inappropriate.',
+     [
+         ('In many problems only approximate symmetry is present, so imposing exact symmetry is not appropriate.', True),
+         ('In many problems only approximate symmetry is present, so imposing exact symmetry is appropriate.', False),
+     ]),
+    # "45.3 billion tokens" is "45.3B tokens"; "25 more languages" counts languages ("25 additional languages"), it is
+    # not a difference; "single out" is a verb, not a count
+    ("numbers_written_with_words", 'Sherkala',
+     'The model is trained on 45.3B tokens. We highlight the Sim-Any hypothesis as the most actionable. We first write '
+     'English instructions and then translate them into 25 additional languages with native speakers.',
+     [
+         ('The model is trained on 45.3 billion tokens.', True),
+         ('The model is trained on 45.3 million tokens.', False),
+         ('The instructions were translated into 25 more languages with native speakers.', True),
+         ('The instructions were translated into 26 more languages with native speakers.', False),
+         ('The authors single out the Sim-Any hypothesis as the most actionable.', True),
+     ]),
+    # a compound of a name and a suffix ("GSM8K-based") and a plural acronym the abstract writes in a compound
+    # ("RNNs" for "RNN-based")
+    ("names_in_compounds", 'Object-centric learning',
+     'Existing models, due to their RNN-based implementation, are slow to train. We release R-GSM, based on GSM8K, '
+     'to examine the ordering effect.',
+     [
+         ('Existing models are slow to train due to their reliance on RNNs.', True),
+         ('The authors release R-GSM, a GSM8K-based benchmark that examines the ordering effect.', True),
+         ('The authors release R-GSM, a GSM1K-based benchmark that examines the ordering effect.', False),
+     ]),
+    # "excludes" and "omits" negate like "without"
+    ("exclude_and_omit_negate", 'A benchmark',
+     'Our benchmark covers questions on image and text inputs from many domains. The model keeps all tokens of the prompt.',
+     [
+         ('The benchmark covers questions on image inputs from many domains, excluding text inputs.', False),
+         ('The model omits tokens of the prompt.', False),
+         ('The benchmark covers questions on image and text inputs from many domains.', True),
+     ]),
+]
+
+
+@pytest.mark.parametrize("what,title,abstract,claims", SESSION_24_CASES, ids=[c[0] for c in SESSION_24_CASES])
+def test_session_24_rules(what, title, abstract, claims):
+    test_session_18_rules(what, title, abstract, claims)

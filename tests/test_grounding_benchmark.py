@@ -80,6 +80,16 @@ def test_kept_is_judged_per_sentence():
     assert not grounding.is_kept(_answer("Vim saves 86.8% GPU memory. [1]", {1: "A"}, removed=[{"reason": "fallback"}]), claim, "A")
 
 
+def test_a_claim_of_two_sentences_is_kept_when_both_keep_a_marker():
+    claim = "Vim is fast. It saves 86.8% GPU memory."
+    # the verifier checks each sentence and gives each its own marker; the benchmark read that as dropped before
+    assert grounding.is_kept(_answer("Vim is fast. [1] It saves 86.8% GPU memory. [1]", {1: "A"}), claim, "A")
+    assert grounding.is_kept(_answer("Vim is fast. It saves 86.8% GPU memory. [1]", {1: "A"}), claim, "A")
+    assert not grounding.is_kept(_answer("It saves 86.8% GPU memory. [1]", {1: "A"}), claim, "A")
+    assert not grounding.is_kept(_answer("Vim is fast. [1] It saves 86.8% GPU memory.", {1: "A"}), claim, "A")
+    assert not grounding.is_kept(_answer("Vim is fast. [2] It saves 86.8% GPU memory. [1]", {1: "A", 2: "B"}), claim, "A")
+
+
 def test_templates_place_markers():
     case = {"claim": "Vim is fast.", "kind": "exact"}
     assert grounding.template(case, "alone", "Lead.") == "Vim is fast. [{A}]"
