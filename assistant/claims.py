@@ -90,6 +90,7 @@ _SYNONYMS: tuple[frozenset[str], ...] = tuple(frozenset(group.split()) for group
     "limit limits limited limiting restrict restricts restricted restricting constrain constrains constrained",
     "costly costlier expensive demanding",
     "achieve achieves achieved achieving attain attains attained attaining",
+    "extra additional",
 ))
 NEGATIONS = frozenset("not no never none neither nor without cannot cant fail fails failed failing lack lacks lacking unable "
                       "absent absence impossible eliminate eliminates eliminated eliminating avoid avoids avoiding "
@@ -107,7 +108,7 @@ _OPPOSITES: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple((frozenset
      "underperform underperforms underperformed underperforming trail trails lag lags inferior worse worst short behind"),
     ("high higher highest more greater large larger largest bigger increase increases increased increasing raise raises "
      "substantial considerable",
-     "low lower lowest less lesser fewer small smaller smallest decrease decreases decreased decreasing reduce reduces reduced reducing "
+     "low lower lowest less lesser fewer little small smaller smallest decrease decreases decreased decreasing reduce reduces reduced reducing "
      "compress compresses compressed compressing"),
     ("improve improves improved improving boost boosts enhance enhances enhanced enhancing gain gains help helps",
      "degrade degrades degraded degrading deteriorate deteriorates deteriorated deteriorating hurt hurts harm harms worsen "

@@ -934,6 +934,15 @@ SESSION_24_CASES = [
          ('The authors release R-GSM, a GSM1K-based benchmark that examines the ordering effect.', False),
      ]),
     # "excludes" and "omits" negate like "without"
+    # "extra" and "additional" say the same, so a claim that adds what the abstract adds "without" reverses it
+    ("extra_is_additional", 'Compression',
+     'The compression is applied via continued training on a small share of the data without adding any extra parameters.',
+     [
+         ('Applying the compression requires continued training on a small share of the data and introduces additional '
+          'parameters.', False),
+         ('Applying the compression requires continued training on a small share of the data and introduces no additional '
+          'parameters.', True),
+     ]),
     ("exclude_and_omit_negate", 'A benchmark',
      'Our benchmark covers questions on image and text inputs from many domains. The model keeps all tokens of the prompt.',
      [
