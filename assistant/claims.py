@@ -140,6 +140,7 @@ _OPPOSITES: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple((frozenset
     ("linear linearly", "exponential exponentially superlinear quadratic quadratically"),
     ("single sole", "multiple several numerous"),
     (_WIDEN, _NARROW),
+    ("earlier earliest sooner", "later latest"),  # not "early stopping"
 ))
 _COMPARING = frozenset("than compared versus vs".split())
 # a claim may not say of all what the abstract says of most, nor the other way round: (all, most) of things, of times
@@ -151,6 +152,11 @@ _HEDGED = frozenset().union(*(hedged for _, hedged in _QUANTIFIERS))
 _RANKING_VERBS = frozenset("outperform outperforms outperformed outperforming beat beats beaten surpass surpasses surpassed "
                            "exceed exceeds exceeded underperform underperforms underperformed trail trails trailed".split())
 # words that make a sentence a comparison: the pairs better/worse, more/less, faster/slower, stronger/weaker, same/unlike
+# words that rank A above B when "over B" follows
+_GAINS = frozenset("improve improves improved improving improvement improvements gain gains advantage advantages edge".split())
+# what a paper compares itself with: "baselines", "prior methods", "state-of-the-art approaches" (as stems)
+_BASELINE_WORDS = frozenset("baseline baselines prior previous existing competing competitor competitors conventional "
+                            "traditional classical classic sota state-of-the-art art other alternative alternatives".split())
 _COMPARISON_WORDS = frozenset().union(*(side for i in (0, 1, 3, 4, 15) for side in _OPPOSITES[i])) | frozenset(
     "over against beyond unlike whereas relative comparison comparable compare compares contrast".split())
 # what a result has more of when it is better, and less of
@@ -331,6 +337,8 @@ class Terms:
     preferred: list[list[str]] = field(default_factory=list)  # and what they prefer to it: the words just before
     # "A outperforms B": per ranking verb, its side and the words before and after it (swapped in the passive)
     ranked: list[tuple[int, list[str], list[str]]] = field(default_factory=list)
+    # "A achieves better X than B": per comparative, its pair and side, the words of its clause before it and after "than"
+    compared: list[tuple[int, int, list[str], list[str]]] = field(default_factory=list)
     # relations a claim may assert that its facts do not: "compares" ("more precise than", "compared with"; not "rather
     # than", "other than", "more than two"), "ranks" ("works best for"), "restricts" ("can only be used with"), "already"
     asserts: set[str] = field(default_factory=set)
@@ -433,6 +441,30 @@ def analyse(text: str, stated: bool = False) -> Terms:
         return list(dict.fromkeys(stem(w) for w in lowered[max(lo, 0) : hi] if w not in STOPWORDS and w not in NEGATIONS
                                   and w not in _DIRECTION_WORDS and not w[0].isdigit() and w not in _GENERIC))
 
+    clauses = [k for k in range(1, len(matches)) if re.search(r"[,;:]", text[matches[k - 1].end() : matches[k].start()])]
+
+    def ranked_side(lo: int, hi: int, ahead: bool, narrow: bool) -> tuple[str, ...]:
+        """One side of "A outperforms B": its content stems, plus "baselin" when it names what a paper compares itself
+        with ("prior methods"). ``narrow``: within its clause and without adverbs (in "Although X holds, B outperforms A"
+        the side ahead is B alone)."""
+        if narrow:
+            breaks = [k for k in clauses if lo < k < hi]
+            lo, hi = (max([lo, *breaks]), hi) if ahead else (lo, min([hi, *breaks]))
+        window = lowered[max(lo, 0) : hi]
+        adverbs = {stem(w) for w in window if w.endswith("ly")} if narrow else set()
+        baseline = ["baselin"] if _BASELINE_WORDS & set(window) else []
+        return tuple(dict.fromkeys([w for w in context(lo, hi) if w not in adverbs] + baseline))
+
+    def rank(side: int, i: int, j: int) -> None:
+        """Read "A outperforms B": the verb at i, its phrase ending at j ("improves over")."""
+        for ahead, behind in dict.fromkeys((ranked_side(i - 6, i, True, narrow), ranked_side(j + 1, j + 7, False, narrow))
+                                           for narrow in (False, True)):
+            # "A is outperformed by B" (B may be "the proposed approach"): B outperforms A; not "beats it by 5%"
+            if lowered[j + 1 : j + 2] == ["by"] and lowered[j + 2 : j + 3] not in ([], ["a"], ["an"], ["far"]) \
+                    and not lowered[j + 2][0].isdigit():
+                ahead, behind = behind, ahead
+            terms.ranked.append((side, list(ahead), list(behind)))
+
     negated_until = negated_from = -1  # "do not depend on": a direction word right after a negation points the other way
     # "non-negligible" is one word for the prefix check, as "nonnegligible" ("negligible" in the abstract)
     terms.words |= {a + b for a, b in re.findall(r"\b(non|un|in|im|ir|il|dis)-([a-z]{4,})", text.lower())}
@@ -486,6 +518,20 @@ def analyse(text: str, stated: bool = False) -> Terms:
             continue
         if word in _TROUBLE and (not _TROUBLE[word] or previous in _TROUBLE[word] or after in _TROUBLE[word]):
             terms.troubled.append(context(i + 1, i + 8) + context(i - 4, i))  # "data are scarce": before it too
+        if word in _GAINS and not named:  # "A improves over B", "gains over B": A outperforms B
+            over = next((k for k in range(i + 1, min(i + 4, len(lowered))) if lowered[k] == "over"), None)
+            if over is not None:
+                rank(int(negated_from < i <= negated_until), i, over)
+        if word == "than" and previous not in ("rather", "other") and after and not (after[0].isdigit() or after in _NUMBER_WORDS):
+            comparative = next((k for k in range(i - 1, max(i - 4, -1), -1) if lowered[k] in _DIRECTION_WORDS), None)
+            if comparative is not None:  # both sides keep their direction words: "low-rank layers" against "full-rank"
+                pair = next(p for p, (up, down) in enumerate(_OPPOSITES) if lowered[comparative] in up | down)
+                ahead = range(max([0, comparative - 7, *(c for c in clauses if c <= comparative)]), comparative)  # its clause
+                behind = range(i + 1, min([i + 5, len(lowered), *(c for c in clauses if c > i)]))
+                side = int(lowered[comparative] not in _OPPOSITES[pair][0]) ^ (negated_from < comparative <= negated_until)
+                said = [[stem(lowered[k]) for k in ks if lowered[k] not in STOPWORDS and not lowered[k][0].isdigit()
+                         and lowered[k] not in _GENERIC] for ks in (ahead, behind)]
+                terms.compared.append((pair, side, said[0], said[1]))
         if word in _COMPARING and i not in compound and previous not in ("rather", "other") \
                 and not (word == "than" and (after[:1].isdigit() or after in _NUMBER_WORDS)):
             terms.asserts.add("compares")
@@ -507,10 +553,7 @@ def analyse(text: str, stated: bool = False) -> Terms:
                 side = (0 if word in up else 1) ^ (negated_from < i <= negated_until and i not in compound)
                 terms.directions.append((pair, side, {stem(w) for w in nearest}))
                 if word in _RANKING_VERBS:
-                    ahead, behind = context(i - 6, i), context(i + 1, i + 7)  # "A outperforms B"
-                    if behind and lowered[i + 1 : i + 2] == ["by"]:  # "A is outperformed by B": B outperforms A
-                        ahead, behind = behind, ahead
-                    terms.ranked.append((side, ahead, behind))
+                    rank(side, i, i)
                 if pair == 1 and nearest:  # "lower error" is better, "lower accuracy" worse: also a direction of pair 0
                     if nearest[-1] in _BETTER_MORE | _BETTER_LESS:
                         terms.directions.append((0, side ^ (nearest[-1] in _BETTER_LESS), {stem(w) for w in nearest}))
@@ -1151,6 +1194,16 @@ def _polarity_conflict(claim: Terms, support: list[Terms], others: list[Terms] |
         for their_side, their_before, their_after in (r for t in support for r in t.ranked):
             if side == their_side and _shares(before, their_after, 1, strict=True) and _shares(after, their_before, 1, strict=True) \
                     and not _shares(before, their_before, 1, strict=True) and not _shares(after, their_after, 1, strict=True):
+                return "swaps what the abstract compares"
+            # "baselines outperform it" for the abstract's "it outperforms baselines": the baselines changed sides
+            if side == their_side and "baselin" in before and "baselin" in their_after and "baselin" not in after + their_before:
+                return "swaps what the abstract compares"
+    for pair, side, before, after in claim.compared:  # "full-rank better than low-rank" for "low-rank better than full-rank"
+        for their_pair, their_side, their_before, their_after in (c for t in support for c in t.compared):
+            mine, yours = [w for w in after if w not in their_after], [w for w in their_after if w not in after]
+            if (pair, side) == (their_pair, their_side) and mine and yours and len(mine) < len(after) \
+                    and all(w in their_before and w not in before for w in mine) \
+                    and all(w in before and w not in their_before for w in yours):
                 return "swaps what the abstract compares"
     for mine, aside in zip(claim.preferred, claim.contrasted):  # "A rather than B" for the abstract's "B rather than A"
         for their_choice, their_aside in ((p, a) for t in support for p, a in zip(t.preferred, t.contrasted)):

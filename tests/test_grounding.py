@@ -956,3 +956,54 @@ SESSION_24_CASES = [
 @pytest.mark.parametrize("what,title,abstract,claims", SESSION_24_CASES, ids=[c[0] for c in SESSION_24_CASES])
 def test_session_24_rules(what, title, abstract, claims):
     test_session_18_rules(what, title, abstract, claims)
+
+
+SESSION_25_CASES = [
+    # the baselines change sides: "baselines outperform X" for the abstract's "X outperforms baselines", also when the
+    # abstract says "improvement over baselines" or "improves over prior approaches" and when the claim's subject is
+    # generic ("the proposed method") or its clause starts after a comma
+    ("baselines_change_sides", 'Q-learning',
+     'Empirically, we show that BQL achieves remarkable improvement over baselines in a variety of cooperative '
+     'multi-agent tasks. We show that ARCH generalizes well to unseen objects and outperforms baseline methods in terms '
+     'of success rate and data efficiency. Results on challenging drawing tasks confirm that our proposed method improves '
+     'over prior TAMP approaches.',
+     [
+         ('Empirically, baseline methods outperform BQL across a variety of cooperative multi-agent tasks.', False),
+         ('Although ARCH generalizes well to unseen objects, baseline methods outperform it in terms of success rate and '
+          'data efficiency.', False),
+         ('On challenging drawing tasks, prior TAMP approaches improve over the proposed method.', False),
+         ('Empirically, BQL clearly improves over the baselines in a variety of cooperative multi-agent tasks.', True),
+         ('ARCH generalizes well to unseen objects and beats baseline methods in success rate and data efficiency.', True),
+         ('On challenging drawing tasks, the proposed method improves over prior TAMP approaches.', True),
+     ]),
+    # "B is outperformed by the proposed approach": the passive, with a generic side
+    ("passive_with_generic_side", 'Random matrices',
+     'Our evaluation, on synthetic and real-world EEG datasets, shows that we largely outperform state-of-the-art methods.',
+     [
+         ('On synthetic and real-world EEG datasets, state-of-the-art methods are largely outperformed by the proposed '
+          'approach.', True),
+         ('On synthetic and real-world EEG datasets, state-of-the-art methods largely outperform the proposed approach.', False),
+     ]),
+    # "A achieves better X than B" with A and B swapped
+    ("comparative_swapped", 'Low-rank networks',
+     'We compare our results to prior bounds, highlighting how deep networks with low-rank layers can achieve better '
+     'generalization than those with full-rank layers.',
+     [
+         ('Deep networks with full-rank layers can achieve better generalization than those with low-rank layers.', False),
+         ('Deep networks with low-rank layers can generalize better than those with full-rank layers.', True),
+     ]),
+    # "earlier" and "later" are opposite directions; "early stopping" is a term
+    ("earlier_and_later", 'Neural collapse',
+     'We show that in the hypernym label space, certain properties of neural collapse appear earlier than in the '
+     'hyponym label space. XRM needs no early stopping.',
+     [
+         ('In the hypernym label space, some properties of neural collapse appear later than in the hyponym label space.', False),
+         ('In the hypernym label space, some properties of neural collapse show up earlier than in the hyponym label space.', True),
+         ('XRM does not need early stopping.', True),
+     ]),
+]
+
+
+@pytest.mark.parametrize("what,title,abstract,claims", SESSION_25_CASES, ids=[c[0] for c in SESSION_25_CASES])
+def test_session_25_rules(what, title, abstract, claims):
+    test_session_18_rules(what, title, abstract, claims)
