@@ -340,7 +340,8 @@ class Terms:
     # "A achieves better X than B": per comparative, its pair and side, the words of its clause before it and after "than"
     compared: list[tuple[int, int, list[str], list[str]]] = field(default_factory=list)
     # relations a claim may assert that its facts do not: "compares" ("more precise than", "compared with"; not "rather
-    # than", "other than", "more than two"), "ranks" ("works best for"), "restricts" ("can only be used with"), "already"
+    # than", "other than", "more than two"), "ranks" ("works best for"), "restricts" ("can only be used with"), "already";
+    # and "gap": it states a research gap ("remains underexplored")
     asserts: set[str] = field(default_factory=set)
     quantified: list[tuple[str, list[str]]] = field(default_factory=list)  # "all"/"most"... and the words after it
     negated_heads: list[set[str]] = field(default_factory=list)  # the first two words after each negation, any kind
@@ -404,6 +405,8 @@ def analyse(text: str, stated: bool = False) -> Terms:
     compound = {i for i, m in enumerate(matches) if text[m.end() : m.end() + 1] == "-"}  # "high-resolution": one word
     lowered = [re.sub(r"'s$", "", w.lower().replace("’", "'")) for w in words]  # "the paper's": "paper"
     terms.words = set(lowered)
+    if _GAP.search(text.lower()):
+        terms.asserts.add("gap")
     for i, token in enumerate(lowered):  # the words around each number: what it is a number of
         try:
             value = float(token.replace(",", "")) if token[0].isdigit() else _NUMBER_WORDS.get(token)
@@ -491,7 +494,7 @@ def analyse(text: str, stated: bool = False) -> Terms:
                 before = context(i - 7, i)
             terms.negated.append(context(i + 1, i + 6) + before)
             terms.negated_before.append(context(i - 4, i))
-            negated_until, negated_from = i + 3, i
+            negated_until, negated_from = i + 2, i
             terms.negated_heads.append({stem(w) for w in [w for w in lowered[i + 1 : i + 5] if w not in STOPWORDS][:2]})
             # "fail" is also the way down of "succeed"; "remove" also a content word
             if word not in ("remove", "removes", "removed", "removing", "eliminate", "eliminates", "eliminated", "eliminating") \
@@ -1122,6 +1125,15 @@ _CONTRAST_CUES = frozenset("unlike instead rather replace replaces replacing rep
 _KEEPING = _OPPOSITES[5][0]  # preserve, maintain, keep, retain, intact
 _HARMS = frozenset(stem(w) for w in "compromise sacrifice lose hurt harm degrade impair damage affect reduce "
                    "decrease".split())  # "without compromising X": X is kept
+# a research gap, said in many ways: "remains underexplored", "has received little attention", "is not well understood"
+_GAP = re.compile(r"\b(?:under-?(?:explored|studied|investigated|examined|researched|addressed|appreciated)|unexplored|"
+                  r"unstudied|overlooked|neglected|(?:little|limited|scant|less) (?:attention|study|research|work|investigation|"
+                  r"exploration|understanding)|(?:not|poorly|yet to be|rarely|seldom) (?:(?:well|fully|been|yet|systematically|"
+                  r"thoroughly) )*(?:understood|explored|studied|investigated|examined|addressed|characterized|known))\b")
+_GAP_HEADS = frozenset(stem(w) for w in "attention study studied research investigation exploration understanding "
+                       "understood explored investigated examined addressed characterized known well fully".split())
+_SACRIFICES = frozenset(stem(w) for w in "compromise compromising sacrifice sacrificing hurt hurting harm harming degrade "
+                        "degrading impair impairing damage damaging".split())  # not "does not cut memory"
 _RESTRICTING = frozenset("only solely exclusively just mere merely alone limited restricted specific single sole unless except "
                          "requires require required need needs needed necessary".split())
 _RANKING_WORDS = _SUPERLATIVES | frozenset("state sota first leading top optimal most least".split())
@@ -1173,6 +1185,10 @@ def _polarity_conflict(claim: Terms, support: list[Terms], others: list[Terms] |
                 if w.startswith(p) and len(w) - len(p) >= 4}
     support_troubled = [scope for t in support for scope in t.troubled]
     for scope, heads, before in zip(claim.negated, claim.negated_heads, claim.negated_before):
+        if heads & _SACRIFICES and support_words & _KEEPING:
+            continue  # "without sacrificing accuracy" restates "while preserving accuracy"
+        if heads & _GAP_HEADS and "gap" in claim.asserts and any("gap" in t.asserts for t in support):
+            continue  # "has received little study" restates "remains underexplored"
         if any(set(scope) & set(other) or not scope for other in support_negated) or \
                 any(_covered(w, prefixed) or (len(w) >= 5 and any(w[:5] == b[:5] for b in prefixed))
                     for w in set(scope[:2]) | heads):  # "needs no parameters": "non-parametric"; "cannot perceive": "imperceptible"

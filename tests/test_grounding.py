@@ -1001,6 +1001,25 @@ SESSION_25_CASES = [
          ('In the hypernym label space, some properties of neural collapse show up earlier than in the hyponym label space.', True),
          ('XRM does not need early stopping.', True),
      ]),
+    # a negation turns the direction of the next two words only: "does not scale to multiple modalities" is not
+    # "single modalities"
+    ("negation_turns_two_words", 'Evidence fusion',
+     'Moreover, the evidence averaging strategy is not order invariant and fails to scale to multiple modalities.',
+     [
+         ('The evidence averaging strategy is not order invariant and does not scale to multiple modalities.', True),
+         ('The evidence averaging strategy is order invariant and scales to multiple modalities.', False),
+     ]),
+    # "without sacrificing X" restates "while preserving X"; a research gap said in other words
+    ("kept_and_gaps", 'Private learning',
+     'By employing DP-SGD, our method achieves rigorous privacy guarantees while preserving predictive accuracy. '
+     'While previous optimization results have suggested that deep neural networks tend to favor low-rank weight '
+     'matrices, the implications of this inductive bias on generalization bounds remain underexplored.',
+     [
+         ('Using DP-SGD, the method obtains rigorous privacy guarantees without sacrificing predictive accuracy.', True),
+         ('Prior optimization results suggest that deep networks prefer low-rank weight matrices, but how this inductive '
+          'bias affects generalization bounds has received little study.', True),
+         ('Using DP-SGD, the method obtains rigorous privacy guarantees but sacrifices predictive accuracy.', False),
+     ]),
 ]
 
 
