@@ -137,7 +137,8 @@ _OPPOSITES: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple((frozenset
     ("open", "closed"),
     ("dense denser densely", "sparse sparser sparsely sparsity"),
     ("adaptive adaptively adapts adapt dynamic dynamically", "fixed static"),
-    ("linear linearly", "exponential exponentially superlinear quadratic quadratically"),
+    ("linear linearly", "exponential exponentially superlinear quadratic quadratically sublinear sublinearly logarithmic "
+     "logarithmically"),
     ("single sole", "multiple several numerous"),
     (_WIDEN, _NARROW),
     ("earlier earliest sooner", "later latest"),  # not "early stopping"
@@ -194,6 +195,7 @@ _NUMBER_WORDS.update({"thirty": 30, "forty": 40, "fifty": 50, "hundred": 100, "t
                       "triple": 3, "triples": 3, "tripled": 3, "tripling": 3, "half": 0.5, "single": 1})
 _NUMBER = re.compile(r"(?<![A-Za-z0-9.])(?<![A-Za-z]-)(\d+(?:,\d{3})+|\d+(?:\.\d+)?)\s*(%|\\%|percent|x|×|[kKMB](?![A-Za-z])|"
                      r"thousand|million|billion|trillion)?(?![A-Za-z0-9])")
+_ATTACHED = re.compile(r"(?<![\w.-])(\d+|one|two|three|four|five|six|seven|eight|nine|ten)-([a-z]{3,})\b")
 _SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12}
 _OWN_NAME = re.compile(r"\b(?:propose|proposes|introduce|introduces|present|presents|named|dubbed|called|termed)\b"
                        r"[^.;]{0,80}?\b((?=[A-Za-z0-9-]*[A-Z][A-Za-z0-9-]*[A-Z0-9])[A-Z][A-Za-z0-9-]+)")
@@ -357,6 +359,7 @@ class Terms:
     bounded: set[float] = field(default_factory=set)  # values said as a bound: "more than 27B", "over 27B", "at least 2"
     counted: dict[float, set[str]] = field(default_factory=dict)  # value -> the two stems after it: what it counts
     counted_at: list[frozenset[str]] = field(default_factory=list)  # the same, per entry of ``occurrences``
+    attached: dict[float, set[str]] = field(default_factory=dict)  # value -> the word joined to it: "3-uniform", "three-layer"
 
 
 def _is_name(token: str, position: int) -> bool:
@@ -436,6 +439,10 @@ def analyse(text: str, stated: bool = False) -> Terms:
                     terms.relative.add(round(value * scale, 6))
                 if bounded:
                     terms.bounded.add(round(value * scale, 6))
+    for value_text, unit in _ATTACHED.findall(text.lower()):
+        value = _NUMBER_WORDS.get(value_text) if value_text[0].isalpha() else float(value_text)
+        if value is not None:
+            terms.attached.setdefault(value, set()).add(stem(unit))
     for position, token in enumerate(_NAME_TOKEN.findall(text)):
         if _is_name(token, position) and not token.isdigit() and token.lower() not in STOPWORDS:
             if not re.fullmatch(r"\d+(?:\.\d+)?[kKMBx%]?", token):
@@ -1080,6 +1087,8 @@ def _number_supported(value: float, claim: Terms, support: list[Terms], everywhe
     def said(context: tuple[frozenset[str], frozenset[str]], sentences: list[Terms] = support) -> bool:
         mine, counts = context
         for terms in sentences:
+            if value in claim.attached and value in terms.attached and not claim.attached[value] & terms.attached[value]:
+                continue  # "a three-layer network" is not "3-uniform hypergraphs"
             if value in terms.numbers and (value not in claim.relative or value in terms.relative
                                            or (value in claim.bounded and value in terms.bounded)):
                 theirs = terms.number_context.get(value, set())

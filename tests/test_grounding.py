@@ -1020,6 +1020,20 @@ SESSION_25_CASES = [
           'bias affects generalization bounds has received little study.', True),
          ('Using DP-SGD, the method obtains rigorous privacy guarantees but sacrifices predictive accuracy.', False),
      ]),
+    # a number joined to a word counts that thing: "a three-layer network" is not "3-uniform hypergraphs"
+    ("number_joined_to_a_word", 'Hypergraphs',
+     'Our approach represents the relationships between agents and tasks as dynamically evolving 3-uniform hypergraphs.',
+     [
+         ('The approach uses a three-layer hypergraph network to represent the relationships between agents and tasks.', False),
+         ('The approach represents the relationships between agents and tasks as evolving three-uniform hypergraphs.', True),
+     ]),
+    # linear and sublinear (logarithmic) growth are opposite ways
+    ("linear_is_not_sublinear", 'Query complexity',
+     'We prove that the query complexity of GraCe depends only logarithmically on the dimension d.',
+     [
+         ("GraCe's query complexity depends linearly on the dimension d.", False),
+         ("GraCe's query complexity grows only logarithmically with the dimension d.", True),
+     ]),
 ]
 
 
