@@ -152,12 +152,12 @@ _HEDGED = frozenset().union(*(hedged for _, hedged in _QUANTIFIERS))
 # verbs with which one thing ranks above or below another: "A outperforms B"
 _RANKING_VERBS = frozenset("outperform outperforms outperformed outperforming beat beats beaten surpass surpasses surpassed "
                            "exceed exceeds exceeded underperform underperforms underperformed trail trails trailed".split())
-# words that make a sentence a comparison: the pairs better/worse, more/less, faster/slower, stronger/weaker, same/unlike
 # words that rank A above B when "over B" follows
 _GAINS = frozenset("improve improves improved improving improvement improvements gain gains advantage advantages edge".split())
-# what a paper compares itself with: "baselines", "prior methods", "state-of-the-art approaches" (as stems)
+# what a paper compares itself with: "baselines", "prior methods", "state-of-the-art approaches"
 _BASELINE_WORDS = frozenset("baseline baselines prior previous existing competing competitor competitors conventional "
                             "traditional classical classic sota state-of-the-art art other alternative alternatives".split())
+# words that make a sentence a comparison: the pairs better/worse, more/less, faster/slower, stronger/weaker, same/unlike
 _COMPARISON_WORDS = frozenset().union(*(side for i in (0, 1, 3, 4, 15) for side in _OPPOSITES[i])) | frozenset(
     "over against beyond unlike whereas relative comparison comparable compare compares contrast".split())
 # what a result has more of when it is better, and less of
@@ -1141,8 +1141,10 @@ _GAP = re.compile(r"\b(?:under-?(?:explored|studied|investigated|examined|resear
                   r"thoroughly) )*(?:understood|explored|studied|investigated|examined|addressed|characterized|known))\b")
 _GAP_HEADS = frozenset(stem(w) for w in "attention study studied research investigation exploration understanding "
                        "understood explored investigated examined addressed characterized known well fully".split())
+# the harms of ``_HARMS`` that only a kept quality undoes ("without sacrificing X"; not "does not cut memory"), with their
+# -ing forms, which the stemmer cuts differently ("sacrif" for "sacrificing", "sacrific" for "sacrifice")
 _SACRIFICES = frozenset(stem(w) for w in "compromise compromising sacrifice sacrificing hurt hurting harm harming degrade "
-                        "degrading impair impairing damage damaging".split())  # not "does not cut memory"
+                        "degrading impair impairing damage damaging".split())
 _RESTRICTING = frozenset("only solely exclusively just mere merely alone limited restricted specific single sole unless except "
                          "requires require required need needs needed necessary".split())
 _RANKING_WORDS = _SUPERLATIVES | frozenset("state sota first leading top optimal most least".split())
