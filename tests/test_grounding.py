@@ -1040,3 +1040,90 @@ SESSION_25_CASES = [
 @pytest.mark.parametrize("what,title,abstract,claims", SESSION_25_CASES, ids=[c[0] for c in SESSION_25_CASES])
 def test_session_25_rules(what, title, abstract, claims):
     test_session_18_rules(what, title, abstract, claims)
+
+
+SESSION_26_CASES = [
+    # numbers read as they are written: "near-100%" is 100% (not a name like "GPT-4"), "30+ languages" is a bound like
+    # "more than 30", values listed together share their comparison word ("18.9% and 32.7% relative improvements")
+    ("numbers_as_written", 'KineDex',
+     'KineDex collects data over twice as fast as teleoperation, while maintaining a near-100% success rate. The study '
+     'evaluates 36 CPT configurations across 30+ languages. Agent S2 achieves 18.9% and 32.7% relative improvements '
+     'over leading baseline agents.',
+     [
+         ('KineDex keeps a success rate near 100% while collecting data more than twice as fast as teleoperation.', True),
+         ('KineDex keeps a success rate near 90% while collecting data more than twice as fast as teleoperation.', False),
+         ('The study evaluates 36 CPT configurations in more than 30 languages.', True),
+         ('The study evaluates 36 CPT configurations in more than 40 languages.', False),
+         ('Agent S2 achieves relative improvements of 18.9% and 32.7% over leading baseline agents.', True),
+     ]),
+    # a count spelled out before a noun counts things, even after a comparison word: "by minimizing a single objective",
+    # "the decrease of a single iteration"; "more than two players" is still a bound
+    ("spelled_counts_are_not_differences", 'DPO',
+     'Instead, directly fine-tuning for human preferences is achieved via the minimization of a single closed-form '
+     'training objective. We examine a single iteration of the algorithm, characterizing the objective function '
+     'decrease. The result holds for two-player games.',
+     [
+         ('Fine-tuning for human preferences is done by minimizing a single closed-form training objective.', True),
+         ('The authors characterize the objective decrease of a single iteration of the algorithm.', True),
+         ('The result also holds for games with more than two players.', False),
+     ]),
+    # "all" / "every" for the abstract's "most" / "certain", with the thing quantified a few words on; not under a negation
+    ("quantifiers_further_on", 'Dependencies',
+     'Most of the recent efforts to relax this independence assumption have considered purely temporal dependencies. '
+     'Most algorithms employ sampling-based methods. LMs can track certain facets of suspense. The framework does not '
+     'require that all long-term outcomes are observed.',
+     [
+         ('All of the recent efforts to relax the independence assumption have considered purely temporal dependencies.', False),
+         ('Every existing algorithm employs sampling-based methods.', False),
+         ('LMs can track all facets of suspense.', False),
+         ('Most recent efforts to relax the independence assumption considered purely temporal dependencies.', True),
+         ('The framework does not require every long-term outcome to be observed.', True),
+     ]),
+    # "state of the arts" is what a paper compares itself with; "A is a special case of B" swapped
+    ("baselines_and_generality_swapped", 'HIMA',
+     'Our results show that HIMA outperforms state of the arts in strategic clarity and adaptability. Interestingly, '
+     'rested and restless bandits are special cases of the proposed graph-triggered model.',
+     [
+         ('State-of-the-art methods outperform HIMA in strategic clarity and adaptability.', False),
+         ('HIMA outperforms the state of the art in strategic clarity and adaptability.', True),
+         ('The graph-triggered model is itself a special case of rested and restless bandits.', False),
+         ('Rested and restless bandits are special cases of the graph-triggered model.', True),
+     ]),
+    # an example or application the abstract never names: "with applications to first-price auctions"
+    ("examples_the_abstract_never_gives", 'Price of anarchy',
+     'We extend existing smoothness-based lower bounds on the price of anarchy to equilibria obtained by the proposed '
+     'dynamics. The approach is benchmarked on a wide variety of multivariate stochastic differential equations with '
+     'arbitrary confounding, in domains such as robotics.',
+     [
+         ('We extend smoothness-based lower bounds on the price of anarchy to equilibria obtained by the proposed dynamics, '
+          'with applications to first-price auctions.', False),
+         ('The approach is benchmarked on a wide variety of multivariate stochastic differential equations, including a '
+          'cart-pole control system, with arbitrary confounding.', False),
+         ('The approach is benchmarked on many multivariate stochastic differential equations, in domains such as robotics.', True),
+     ]),
+]
+
+
+@pytest.mark.parametrize("what,title,abstract,claims", SESSION_26_CASES, ids=[c[0] for c in SESSION_26_CASES])
+def test_session_26_rules(what, title, abstract, claims):
+    test_session_18_rules(what, title, abstract, claims)
+
+
+def test_faults_as_sure_as_a_number_are_not_overruled_by_the_model(monkeypatch):
+    """Swapped sides, a sentence copied with one word turned opposite, a changed quantifier and an invented example
+    stay removed even when the learned check vouches for every claim; a claim that only lacks a word is rescued."""
+    from assistant import entailment
+    from assistant.claims import Abstract, check
+
+    monkeypatch.setattr(entailment, "affirmed", lambda claim, evidence, probe=False, polarity=False: True)
+    monkeypatch.setattr(entailment, "contradicted", lambda claim, evidence, probe=False: False)
+    paper = Abstract.of("CSHS", "We introduce a score which quantifies the likelihood that pruning will improve robustness. "
+                                "Our results show that HIMA outperforms prior methods in strategic clarity. "
+                                "Most algorithms employ sampling-based methods for the acquisition function.")
+    removed = ["The authors introduce a score which quantifies the likelihood that pruning will degrade robustness.",
+               "Prior methods outperform HIMA in strategic clarity.",
+               "Every existing algorithm employs sampling-based methods for the acquisition function.",
+               "Motivated by applications in clinical triage, HIMA outperforms prior methods in strategic clarity."]
+    assert [check(claim, paper, learned=True).supported for claim in removed] == [False] * 4
+    assert check("HIMA outperforms prior methods in strategic clarity on video.", paper, learned=True).supported
+    assert not check("HIMA outperforms prior methods in strategic clarity on video.", paper).supported
