@@ -92,6 +92,10 @@ _SYNONYMS: tuple[frozenset[str], ...] = tuple(frozenset(group.split()) for group
     "costly costlier expensive demanding",
     "achieve achieves achieved achieving attain attains attained attaining",
     "extra additional",
+    "rarely seldom",
+    "handle handles handling cope copes coping",
+    "abundant abundance plentiful plenty",
+    "accommodate accommodates accommodating comply complies complying",
 ))
 NEGATIONS = frozenset("not no never none neither nor without cannot cant fail fails failed failing lack lacks lacking unable "
                       "absent absence impossible eliminate eliminates eliminated eliminating avoid avoids avoiding "
