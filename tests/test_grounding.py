@@ -1101,6 +1101,12 @@ SESSION_26_CASES = [
           'cart-pole control system, with arbitrary confounding.', False),
          ('The approach is benchmarked on many multivariate stochastic differential equations, in domains such as robotics.', True),
      ]),
+    # paraphrase words: "copes with" for "handles", "seldom" for "rarely"
+    ("paraphrase_words", 'CoRLL',
+     'CoRLL handles weak and noisy user feedback well, and it rarely needs more than a few interactions.',
+     [
+         ('CoRLL copes well with weak, noisy user feedback and seldom needs more than a few interactions.', True),
+     ]),
 ]
 
 
