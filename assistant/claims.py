@@ -205,8 +205,8 @@ _NUMBER_WORDS.update({"thirty": 30, "forty": 40, "fifty": 50, "hundred": 100, "t
 # a count spelled out and followed by a noun ("a single DCA iteration", "two strong baselines") counts things, even after a
 # comparison word ("the decrease of a single iteration", "outperforms two baselines"): not a difference unless one of these
 # follows it ("two orders of magnitude", "three times faster")
-_LISTED = re.compile(r"\s*(?:%|\\%|x|×|percent)?\s*(?:,|,?\s+(?:and|or))\s+")  # "18.9% and 32.7%", "3x, 5x"
 _MAGNITUDES = frozenset("x times fold percent percentage points point pp orders order".split())
+_LISTED = re.compile(r"\s*(?:%|\\%|x|×|percent)?\s*(?:,|,?\s+(?:and|or))\s+")  # "18.9% and 32.7%", "3x, 5x"
 # "near-100%", "sub-10ms": a number joined to the word that qualifies it is still a number ("GPT-4" is a name)
 _QUALIFIED = re.compile(r"\b(near|nearly|almost|approximately|about|around|roughly|over|under|sub|above|below)-(?=\d)",
                         re.IGNORECASE)
@@ -439,6 +439,7 @@ def analyse(text: str, stated: bool = False) -> Terms:
             values[i] = value
 
     def said_as_difference(i: int) -> bool:
+        """The number at i is a difference ("18.3% higher than", "by 2x"), from the words next to it."""
         if (lowered[i][0].isalpha() and lowered[i + 1 : i + 2] and lowered[i + 1].isalpha() and lowered[i + 1] not in STOPWORDS
                 and lowered[i + 1] not in _MAGNITUDES and lowered[i + 1] not in _RELATIVE_CUES
                 and text[matches[i].end() : matches[i].end() + 1] == " " and "than" not in lowered[max(i - 3, 0) : i]):
