@@ -162,6 +162,10 @@ _GAINS = frozenset("improve improves improved improving improvement improvements
 # "B generalizes A" (not "generalizes to", "generalizes well"), "subsumes": a ranking by generality, side _GENERAL
 _GENERALIZES = frozenset("generalize generalizes generalized generalise generalises generalised subsume subsumes subsumed".split())
 _GENERAL = 2
+# comparisons read as rankings too ("A yields higher quality than B"), one side per comparative pair and direction from
+# _COMPARED on: the pairs better/worse, more/less, faster/slower, stronger/weaker
+_COMPARED = 3
+_COMPARATIVE_PAIRS = (0, 1, 3, 4)
 _GENERALIZES_TO = frozenset("to across beyond from in on over outside with within and or for at well poorly".split())
 # what a paper compares itself with: "baselines", "prior methods", "state-of-the-art approaches"
 _BASELINE_WORDS = frozenset("baseline baselines prior previous existing competing competitor competitors conventional "
@@ -630,6 +634,33 @@ def analyse(text: str, stated: bool = False) -> Terms:
         terms.surface.setdefault(s, word)
         weight = 0.15 if word in _GENERIC else 0.3 + 0.7 * rarity(word)
         terms.weights[s] = max(terms.weights.get(s, 0.0), weight)
+
+    def comparative_sides(lo: int, hi: int) -> list[int]:
+        """Ranking sides of the comparatives in ``lowered[lo:hi]`` ("higher", "better", "faster"), not negated ones."""
+        return [_COMPARED + 2 * pair + (lowered[k] in _OPPOSITES[pair][1]) for k in range(max(lo, 0), hi)
+                for pair in _COMPARATIVE_PAIRS if lowered[k] in _OPPOSITES[pair][0] | _OPPOSITES[pair][1]
+                and not NEGATIONS & set(lowered[max(k - 3, 0) : k]) and lowered[k + 1 : k + 2] not in (["bound"], ["bounds"])
+                and lowered[k - 1 : k] not in (["more"], ["less"])]  # "less robust": the direction is "less"
+
+    for i, word in enumerate(lowered):  # "A yields higher quality than B", "Compared to B, A achieves better efficiency"
+        j = i + 1 if word in ("compared", "comparison", "relative") and lowered[i + 1 : i + 2] in (["to"], ["with"]) else i
+        if j == i and (word != "than" or i == 0 or lowered[i - 1] in ("rather", "other") or i + 1 >= len(lowered)
+                       or lowered[i + 1][0].isdigit() or lowered[i + 1] in _NUMBER_WORDS):
+            continue
+        start = max([0, *(c for c in clauses if c <= i)])  # the clause the comparison is in
+        end = min([len(lowered), *(c for c in clauses if c > j)])
+        first = next((k for k in range(max(start, i - 6), i) if comparative_sides(k, k + 1)), None)
+        if first is not None:  # "A ... higher ... than B"
+            ahead, behind, sides = (max(start, first - 10), first), (j + 1, min(end, j + 6)), comparative_sides(first, i)
+        elif start == i - (word == "comparison") - (lowered[i - 1 : i] == ["in"]) and end < len(lowered):  # "Compared to B, A ..."
+            later = next((k for k in range(end, min(end + 8, len(lowered))) if comparative_sides(k, k + 1)), None)
+            if later is None:
+                continue
+            ahead, behind, sides = (end, later), (j + 1, end), comparative_sides(later, later + 1)
+        else:
+            continue
+        for side in dict.fromkeys(sides):
+            terms.ranked.append((side, list(ranked_side(*ahead, True, False)), list(ranked_side(*behind, False, False))))
     return terms
 
 
