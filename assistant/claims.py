@@ -151,7 +151,9 @@ _OPPOSITES: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple((frozenset
 _COMPARING = frozenset("than compared versus vs".split())
 # a claim may not say of all what the abstract says of most, nor the other way round: (all, most) of things, of times
 _QUANTIFIERS = ((frozenset("all every".split()), frozenset("most many some several certain few".split())),
-                (frozenset(["always"]), frozenset("often usually generally typically sometimes frequently mostly".split())))
+                (frozenset(["always"]), frozenset("often usually generally typically sometimes frequently mostly can may might could".split())))
+# "always stems from" for the abstract's "can stem from"; a claim's own "can" needs no "always" in the abstract
+_MODALS = frozenset("can may might could".split())
 _UNIVERSAL = frozenset().union(*(universal for universal, _ in _QUANTIFIERS))
 _HEDGED = frozenset().union(*(hedged for _, hedged in _QUANTIFIERS))
 # verbs with which one thing ranks above or below another: "A outperforms B"
@@ -1319,6 +1321,8 @@ def _quantifier_changed(claim: Terms, support: list[Terms]) -> str:
     the other way round, or "always" for "sometimes": a changed quantity, as a changed number is."""
     said = set().union(*(t.words for t in support)) if support else set()
     for word, after in claim.quantified:
+        if word in _MODALS:
+            continue
         other = next(hedged if word in universal else universal for universal, hedged in _QUANTIFIERS
                      if word in universal | hedged)
         if word not in said and not any(q in other and _shares(after, a, 1, strict=True) for q, a in claim.quantified) and any(
