@@ -120,7 +120,7 @@ _OPPOSITES: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple((frozenset
      "worsens drop drops loss losses weaken weakens weakened weakening"),
     ("fast faster fastest quicker speedup accelerate accelerates", "slow slower slowest slowdown slows"),
     ("stronger strongest robust strengthen strengthens strengthened strengthening",
-     "weaker weakest fragile brittle weaken weakens weakened weakening susceptible vulnerable susceptibility vulnerability "
+     "weaker weakest fragile brittle weaken weakens weakened weakening susceptible vulnerable susceptibility vulnerability sensitive "
      "fragility"),
     ("preserve preserves preserving preserved maintain maintains maintaining maintained keep keeps keeping kept retain "
      "retains retaining retained intact remain remains remaining",
@@ -145,6 +145,7 @@ _OPPOSITES: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple((frozenset
     ("linear linearly", "exponential exponentially superlinear quadratic quadratically sublinear sublinearly logarithmic "
      "logarithmically"),
     ("single sole", "multiple several numerous"),
+    ("polynomial polynomially", "exponential exponentially superpolynomial"),
     (_WIDEN, _NARROW),
     ("earlier earliest sooner", "later latest"),  # not "early stopping"
 ))
@@ -198,7 +199,8 @@ _PASSIVE_CUES = frozenset("be been is are was were being largely often mostly wi
 _DIRECTION_WORDS = frozenset(w for pair in _OPPOSITES for side in pair for w in side)
 # direction words that also name a kind of thing ("sparse regression"): a claim may not bring them in unsaid
 _REWORDINGS = _DIRECTION_WORDS - frozenset("dense denser densely sparse sparser sparsely sparsity linear linearly exponential "
-                                           "exponentially superlinear quadratic quadratically".split()) \
+                                           "exponentially superlinear quadratic quadratically polynomial polynomially "
+                                           "superpolynomial sensitive".split()) \
     - frozenset(f"{_WIDEN} {_NARROW}".split())  # nor "widens the range of tasks" unsaid
 Severity = Literal["fact", "polarity", "wording"]  # how surely a broken rule means the claim is unsupported: see _faults
 _NEGATING_PREFIXES = ("non", "un", "in", "im", "ir", "il", "dis", "mis")
@@ -624,6 +626,7 @@ def analyse(text: str, stated: bool = False) -> Terms:
                 nearest = [w for w in lowered[max(i - 3, 0) : i] if _is_content(w)][-1:] + [w for w in lowered[i + 1 : i + 5] if _is_content(w)][:1]
                 # "no need for high-resolution tricks": a negation does not turn a compound's "high" into "low"
                 side = (0 if word in up else 1) ^ (negated_from < i <= negated_until and i not in compound)
+                side ^= previous == "less" and pair != 1  # "less sensitive to noise": more robust
                 terms.directions.append((pair, side, {stem(w) for w in nearest}))
                 if word in _RANKING_VERBS:
                     rank(side, i, i)
