@@ -220,7 +220,7 @@ _QUALIFIED = re.compile(r"\b(near|nearly|almost|approximately|about|around|rough
                         re.IGNORECASE)
 _NUMBER = re.compile(r"(?<![A-Za-z0-9.])(?<![A-Za-z]-)(\d+(?:,\d{3})+|\d+(?:\.\d+)?)\s*(%|\\%|percent|x|×|[kKMB](?![A-Za-z])|"
                      r"thousand|million|billion|trillion)?(?![A-Za-z0-9])")
-_ATTACHED = re.compile(r"(?<![\w.-])(\d+|one|two|three|four|five|six|seven|eight|nine|ten)-([a-z]{3,})\b")
+_ATTACHED = re.compile(r"(?<![\w.,-])(\d+(?:,\d{3})*|one|two|three|four|five|six|seven|eight|nine|ten)-([a-z]{3,})\b")
 _SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12}
 _OWN_NAME = re.compile(r"\b(?:propose|proposes|introduce|introduces|present|presents|named|dubbed|called|termed)\b"
                        r"[^.;]{0,80}?\b((?=[A-Za-z0-9-]*[A-Z][A-Za-z0-9-]*[A-Z0-9])[A-Z][A-Za-z0-9-]+)")
@@ -495,10 +495,13 @@ def analyse(text: str, stated: bool = False) -> Terms:
                 if bounded:
                     terms.bounded.add(round(value * scale, 6))
     for value_text, unit in _ATTACHED.findall(text.lower()):
-        value = _NUMBER_WORDS.get(value_text) if value_text[0].isalpha() else float(value_text)
+        value = _NUMBER_WORDS.get(value_text) if value_text[0].isalpha() else float(value_text.replace(",", ""))
         if value is not None:
             terms.attached.setdefault(value, set()).add(stem(unit))
-    for position, token in enumerate(_NAME_TOKEN.findall(text)):
+    for position, found in enumerate(_NAME_TOKEN.finditer(text)):
+        token = found.group()
+        if re.search(r"\d,$", text[: found.start()]):
+            continue  # "000-dimensional" of "10,000-dimensional": part of a number
         if _is_name(token, position) and not token.isdigit() and token.lower() not in STOPWORDS:
             if not re.fullmatch(r"\d+(?:\.\d+)?[kKMBx%]?", token):
                 terms.names.add(token.lower())

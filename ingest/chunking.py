@@ -28,7 +28,7 @@ def ends_with_abbreviation(text: str) -> bool:
     """The period ending ``text`` belongs to an abbreviation ("et al.", "e.g.") or an initial, not a sentence end."""
     before = text.rstrip().rstrip("\"')]").lower()
     word = before.rsplit(None, 1)[-1] if before.split() else ""
-    word = word.rstrip(".!?")
+    word = word.rstrip(".!?").lstrip("\"'([")  # "(vs. 32.11%)"
     return word in _ABBREVIATIONS or (len(word) == 1 and word.isalpha())
 
 
