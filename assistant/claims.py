@@ -819,12 +819,19 @@ def _name_known(name: str, paper: Abstract) -> bool:
         return True  # "RNNs" where the abstract says "RNN-based"
     if len(parts) > 1 and any(c.isdigit() for c in name):  # "ResNet-50" is not "ResNet-18": the numbered whole must occur
         return _compact(name) in paper.numbered
+    if _with_suffix(name, paper):
+        return True
     if len(parts) > 1 and all(p in paper.names or stem(p) in paper.vocabulary or p.isdigit() for p in parts):
         return True
     if len(parts) > 1 and any(p in paper.names for p in parts) and all(  # "SSL-derived", "CLIP-based": the name is known
             p in paper.names or p in _NAME_SUFFIXES for p in parts):
         return True
     return stem(name) in paper.vocabulary
+
+
+def _with_suffix(name: str, paper: Abstract) -> bool:
+    """The abstract writes the name with a suffix: "Long-CoT-based" for "Long-CoT"."""
+    return any(n.startswith(name + "-") and n[len(name) + 1 :] in _NAME_SUFFIXES for n in paper.names)
 
 
 def coverage(claim: Terms, support: set[str]) -> float:
@@ -948,7 +955,7 @@ def _faults(claim_text: str, claim: Terms, paper: Abstract, chosen: list[int], s
     # a name of capitalised parts ("Meta-World") is one name: its parts elsewhere in the abstract do not make it known
     unknown_names += sorted(n for n in claim.names if "-" in n and n not in unknown_names and _compact(n) not in paper.numbered
                             and not (n.endswith("s") and _compact(n[:-1]) in paper.numbered)  # "BRF-RSNNs"
-                            and _capitalised_parts(n, claim_text))
+                            and _capitalised_parts(n, claim_text) and not _with_suffix(n, paper))
     if unknown_names:
         yield "fact", f"'{unknown_names[0]}' is not in the abstract"
     nearby = set().union(*(paper.sentences[i].names | set(paper.sentences[i].weights) for i in chosen)) | paper.title_terms
@@ -1069,12 +1076,16 @@ _EXAMPLE = re.compile(r"\b(?:such as|e\.g\.,?|including|in the context of|in dom
                       r"motivated by(?! the fact)(?: applications? (?:in|to|of|like|such as))?|with applications? (?:in|to)|"
                       r"applications? (?:in|to))\s+([^,;.()]{3,80})", re.IGNORECASE)
 _EXAMPLE_HEADS = frozenset("one ones kind kinds type types case cases form forms way ways".split())
+_AUXILIARIES = frozenset("is are was were be been being can could may might must will would should shall do does did has have "
+                         "had".split())
 
 
 def _example_unsaid(claim_text: str, paper: Abstract) -> str:
     """An example or application domain the claim names that the abstract never mentions (its first content words)."""
     for match in _EXAMPLE.finditer(claim_text):
         words = [w.lower() for w in _WORD.findall(match.group(1))][:4]
+        # the example ends where the sentence goes on: "such as IWAE cannot handle streaming data" names IWAE
+        words = words[: next((k for k, w in enumerate(words) if w in NEGATIONS or w in _AUXILIARIES or w.endswith("n't")), len(words))]
         content = [w for w in words if w not in STOPWORDS and w not in _GENERIC and w not in _EXAMPLE_HEADS and w[0].isalpha()
                    and len(w) > 2]
         missing = [w for w in content if not _covered(stem(w), paper.vocabulary) and not _name_known(w, paper)]
