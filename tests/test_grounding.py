@@ -1133,3 +1133,68 @@ def test_faults_as_sure_as_a_number_are_not_overruled_by_the_model(monkeypatch):
     assert [check(claim, paper, learned=True).supported for claim in removed] == [False] * 4
     assert check("HIMA outperforms prior methods in strategic clarity on video.", paper, learned=True).supported
     assert not check("HIMA outperforms prior methods in strategic clarity on video.", paper).supported
+
+
+SESSION_27_CASES = [
+    # comparisons are rankings too: "A gives higher quality than B", "Compared to B, A achieves better efficiency", "A
+    # achieves higher accuracy compared to B"; sides swapped is a fault
+    ("comparisons_swapped", 'Hot DoG',
+     'Hot DoG provides higher quality posterior approximations than other learning-rate-free stochastic gradient methods. '
+     'Compared to CP baselines, RR-GNN achieves improved efficiency, with no loss of coverage. RL-only training with our '
+     'rewards achieves higher accuracy compared to supervised fine-tuning (SFT).',
+     [
+         ('Other learning-rate-free stochastic gradient methods provide higher quality posterior approximations than Hot DoG.', False),
+         ('Compared with RR-GNN, CP baselines achieve better efficiency with no loss of coverage.', False),
+         ('Supervised fine-tuning achieves higher accuracy than RL-only training with the proposed rewards.', False),
+         ('Hot DoG gives higher quality posterior approximations than other learning-rate-free stochastic gradient methods.', True),
+         ('RL-only training with the proposed rewards achieves higher accuracy than supervised fine-tuning.', True),
+     ]),
+    # "always" where the abstract says "can"; a claim's own "can" needs no "always"
+    ("always_for_can", 'PROMPT',
+     'The key insight is that negative transfer can stem from misspecified prior information about non-transferable causes.',
+     [
+         ('Negative transfer always stems from misspecified prior information about non-transferable causes.', False),
+         ('Negative transfer may stem from misspecified prior information about non-transferable causes.', True),
+     ]),
+    # "sensitive to" against "robust to"; exponential against polynomial growth
+    ("sensitive_and_exponential", 'ReFeed',
+     'Furthermore, ReFeed is robust to noisy feedback and feedback order. We permit the information exponent to be '
+     'arbitrarily large, leading to convergence times that grow polynomially in the ambient dimension d.',
+     [
+         ('A drawback of ReFeed is that it is sensitive to noisy feedback and to feedback order.', False),
+         ('Convergence times grow exponentially in the ambient dimension d when the information exponent is large.', False),
+         ('ReFeed is robust to noisy feedback and to the order of the feedback.', True),
+         ('Convergence times grow polynomially in the ambient dimension d even when the information exponent is large.', True),
+     ]),
+    # a thousands separator inside "10,000-dimensional"; "Long-CoT" for "Long-CoT-based"; "such as IWAE cannot ...":
+    # the example is IWAE
+    ("numbers_names_and_examples_as_written", 'CESO',
+     'The algorithm is validated on an OAM wave demultiplexing system (10,000 dimensions). We release SumFeed-CoT, a '
+     'large-scale Long-CoT-based dataset. Standard VI methods like the importance-weighted autoencoder (IWAE) lack '
+     'functionality for streaming data.',
+     [
+         ('CESO is validated on a 10,000-dimensional OAM wave demultiplexing problem.', True),
+         ('CESO is validated on a 20,000-dimensional OAM wave demultiplexing problem.', False),
+         ('The authors release SumFeed-CoT, a large-scale Long-CoT dataset.', True),
+         ('Standard VI methods such as IWAE cannot handle streaming data.', True),
+     ]),
+]
+
+
+@pytest.mark.parametrize("what,title,abstract,claims", SESSION_27_CASES, ids=[c[0] for c in SESSION_27_CASES])
+def test_session_27_rules(what, title, abstract, claims):
+    test_session_18_rules(what, title, abstract, claims)
+
+
+def test_a_parenthesised_abbreviation_does_not_end_a_claim():
+    """"(vs. 32.11%)" and "(i.e. Slater parameters)" stay inside their sentence: the claim keeps its marker."""
+    from assistant.grounding import verify
+    from assistant.types import Source
+
+    abstract = ("DeepRetrieval reaches 63.18% recall for trial search (vs. previous SOTA 32.11%) using real-world search "
+                "engines. The decision maker must know the value of the parameters of strict feasibility (i.e. Slater "
+                "parameters) beforehand.")
+    source = Source(1, "p1", "DeepRetrieval", abstract)
+    text, citations, removed = verify("DeepRetrieval reaches 63.18% recall for trial search (vs. 32.11%) with real-world "
+                                      "search engines [1].", [source], "What recall does DeepRetrieval reach?", strict=True)
+    assert [c.paper_id for c in citations] == ["p1"] and not removed, (text, removed)
