@@ -659,16 +659,16 @@ def analyse(text: str, stated: bool = False) -> Terms:
         end = min([len(lowered), *(c for c in clauses if c > j)])
         first = next((k for k in range(max(start, i - 6), i) if comparative_sides(k, k + 1)), None)
         if first is not None:  # "A ... higher ... than B"
-            ahead, behind, sides = (max(start, first - 10), first), (j + 1, min(end, j + 6)), comparative_sides(first, i)
+            front, back, sides = (max(start, first - 10), first), (j + 1, min(end, j + 6)), comparative_sides(first, i)
         elif start == i - (word == "comparison") - (lowered[i - 1 : i] == ["in"]) and end < len(lowered):  # "Compared to B, A ..."
             later = next((k for k in range(end, min(end + 8, len(lowered))) if comparative_sides(k, k + 1)), None)
             if later is None:
                 continue
-            ahead, behind, sides = (end, later), (j + 1, end), comparative_sides(later, later + 1)
+            front, back, sides = (end, later), (j + 1, end), comparative_sides(later, later + 1)
         else:
             continue
         for side in dict.fromkeys(sides):
-            terms.ranked.append((side, list(ranked_side(*ahead, True, False)), list(ranked_side(*behind, False, False))))
+            terms.ranked.append((side, list(ranked_side(front[0], front[1], True, False)), list(ranked_side(back[0], back[1], False, False))))
     return terms
 
 

@@ -1110,11 +1110,6 @@ SESSION_26_CASES = [
 ]
 
 
-@pytest.mark.parametrize("what,title,abstract,claims", SESSION_26_CASES, ids=[c[0] for c in SESSION_26_CASES])
-def test_session_26_rules(what, title, abstract, claims):
-    test_session_18_rules(what, title, abstract, claims)
-
-
 def test_faults_as_sure_as_a_number_are_not_overruled_by_the_model(monkeypatch):
     """Swapped sides, a sentence copied with one word turned opposite, a changed quantifier and an invented example
     stay removed even when the learned check vouches for every claim; a claim that only lacks a word is rescued."""
@@ -1181,8 +1176,9 @@ SESSION_27_CASES = [
 ]
 
 
-@pytest.mark.parametrize("what,title,abstract,claims", SESSION_27_CASES, ids=[c[0] for c in SESSION_27_CASES])
-def test_session_27_rules(what, title, abstract, claims):
+@pytest.mark.parametrize("what,title,abstract,claims", SESSION_26_CASES + SESSION_27_CASES,
+                         ids=[c[0] for c in SESSION_26_CASES + SESSION_27_CASES])
+def test_session_26_and_27_rules(what, title, abstract, claims):
     test_session_18_rules(what, title, abstract, claims)
 
 
