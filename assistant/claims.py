@@ -117,7 +117,7 @@ _OPPOSITES: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple((frozenset
      "compress compresses compressed compressing"),
     ("improve improves improved improving boost boosts enhance enhances enhanced enhancing gain gains help helps",
      "degrade degrades degraded degrading deteriorate deteriorates deteriorated deteriorating hurt hurts harm harms worsen "
-     "worsens drop drops loss losses weaken weakens weakened weakening"),
+     "worsens drop drops weaken weakens weakened weakening"),
     ("fast faster fastest quicker speedup accelerate accelerates", "slow slower slowest slowdown slows"),
     ("stronger strongest robust strengthen strengthens strengthened strengthening",
      "weaker weakest fragile brittle weaken weakens weakened weakening susceptible vulnerable susceptibility vulnerability sensitive "

@@ -1161,6 +1161,14 @@ SESSION_27_CASES = [
          ('ReFeed is robust to noisy feedback and to the order of the feedback.', True),
          ('Convergence times grow polynomially in the ambient dimension d even when the information exponent is large.', True),
      ]),
+    # "a loss" is a loss function, not a fall: it does not reverse "improve"
+    ("a_loss_is_a_function", 'RLO',
+     'We introduce Rooted Logistic Objectives (RLO) to improve practical convergence behavior with benefits for '
+     'downstream tasks.',
+     [
+         ('The authors propose RLO, a loss designed to improve convergence in practice while also benefiting downstream '
+          'tasks.', True),
+     ]),
     # a thousands separator inside "10,000-dimensional"; "Long-CoT" for "Long-CoT-based"; "such as IWAE cannot ...":
     # the example is IWAE
     ("numbers_names_and_examples_as_written", 'CESO',
