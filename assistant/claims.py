@@ -151,10 +151,10 @@ _OPPOSITES: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple((frozenset
 ))
 _COMPARING = frozenset("than compared versus vs".split())
 # a claim may not say of all what the abstract says of most, nor the other way round: (all, most) of things, of times
-_QUANTIFIERS = ((frozenset("all every".split()), frozenset("most many some several certain few".split())),
-                (frozenset(["always"]), frozenset("often usually generally typically sometimes frequently mostly can may might could".split())))
 # "always stems from" for the abstract's "can stem from"; a claim's own "can" needs no "always" in the abstract
 _MODALS = frozenset("can may might could".split())
+_QUANTIFIERS = ((frozenset("all every".split()), frozenset("most many some several certain few".split())),
+                (frozenset(["always"]), frozenset("often usually generally typically sometimes frequently mostly".split()) | _MODALS))
 _UNIVERSAL = frozenset().union(*(universal for universal, _ in _QUANTIFIERS))
 _HEDGED = frozenset().union(*(hedged for _, hedged in _QUANTIFIERS))
 # verbs with which one thing ranks above or below another: "A outperforms B"
@@ -500,7 +500,7 @@ def analyse(text: str, stated: bool = False) -> Terms:
             terms.attached.setdefault(value, set()).add(stem(unit))
     for position, found in enumerate(_NAME_TOKEN.finditer(text)):
         token = found.group()
-        if re.search(r"\d,$", text[: found.start()]):
+        if found.start() >= 2 and text[found.start() - 1] == "," and text[found.start() - 2].isdigit():
             continue  # "000-dimensional" of "10,000-dimensional": part of a number
         if _is_name(token, position) and not token.isdigit() and token.lower() not in STOPWORDS:
             if not re.fullmatch(r"\d+(?:\.\d+)?[kKMBx%]?", token):
@@ -533,6 +533,12 @@ def analyse(text: str, stated: bool = False) -> Terms:
                            and not lowered[j + 2][0].isdigit()):
                 ahead, behind = behind, ahead
             terms.ranked.append((side, list(ahead), list(behind)))
+
+    def than_at(i: int) -> bool:
+        """``lowered[i]`` is the "than" of a comparison: not "rather than", "other than", "than 30" (a bound)."""
+        after = lowered[i + 1] if i + 1 < len(lowered) else ""
+        return lowered[i] == "than" and i > 0 and lowered[i - 1] not in ("rather", "other") and bool(after) \
+            and not (after[0].isdigit() or after in _NUMBER_WORDS)
 
     negated_until = negated_from = -1  # "do not depend on": a direction word right after a negation points the other way
     # "non-negligible" is one word for the prefix check, as "nonnegligible" ("negligible" in the abstract)
@@ -600,7 +606,7 @@ def analyse(text: str, stated: bool = False) -> Terms:
             over = next((k for k in range(i + 1, min(i + 4, len(lowered))) if lowered[k] == "over"), None)
             if over is not None:
                 rank(int(negated_from < i <= negated_until), i, over)
-        if word == "than" and previous not in ("rather", "other") and after and not (after[0].isdigit() or after in _NUMBER_WORDS):
+        if than_at(i):
             comparative = next((k for k in range(i - 1, max(i - 4, -1), -1) if lowered[k] in _DIRECTION_WORDS), None)
             if comparative is not None:  # both sides keep their direction words: "low-rank layers" against "full-rank"
                 pair = next(p for p, (up, down) in enumerate(_OPPOSITES) if lowered[comparative] in up | down)
@@ -652,8 +658,7 @@ def analyse(text: str, stated: bool = False) -> Terms:
 
     for i, word in enumerate(lowered):  # "A yields higher quality than B", "Compared to B, A achieves better efficiency"
         j = i + 1 if word in ("compared", "comparison", "relative") and lowered[i + 1 : i + 2] in (["to"], ["with"]) else i
-        if j == i and (word != "than" or i == 0 or lowered[i - 1] in ("rather", "other") or i + 1 >= len(lowered)
-                       or lowered[i + 1][0].isdigit() or lowered[i + 1] in _NUMBER_WORDS):
+        if j == i and not than_at(i):
             continue
         start = max([0, *(c for c in clauses if c <= i)])  # the clause the comparison is in
         end = min([len(lowered), *(c for c in clauses if c > j)])

@@ -1194,6 +1194,7 @@ def test_a_parenthesised_abbreviation_does_not_end_a_claim():
     """"(vs. 32.11%)" and "(i.e. Slater parameters)" stay inside their sentence: the claim keeps its marker."""
     from assistant.grounding import verify
     from assistant.types import Source
+    from ingest.chunking import sentence_spans
 
     abstract = ("DeepRetrieval reaches 63.18% recall for trial search (vs. previous SOTA 32.11%) using real-world search "
                 "engines. The decision maker must know the value of the parameters of strict feasibility (i.e. Slater "
@@ -1202,3 +1203,4 @@ def test_a_parenthesised_abbreviation_does_not_end_a_claim():
     text, citations, removed = verify("DeepRetrieval reaches 63.18% recall for trial search (vs. 32.11%) with real-world "
                                       "search engines [1].", [source], "What recall does DeepRetrieval reach?", strict=True)
     assert [c.paper_id for c in citations] == ["p1"] and not removed, (text, removed)
+    assert len(sentence_spans(abstract)) == 2  # at ingest too: the abstract's sentence chunks
