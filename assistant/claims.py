@@ -96,6 +96,8 @@ _SYNONYMS: tuple[frozenset[str], ...] = tuple(frozenset(group.split()) for group
     "handle handles handling cope copes coping",
     "abundant abundance plentiful plenty",
     "accommodate accommodates accommodating comply complies complying",
+    "appropriate suitable suited adequate",
+    "traditional conventional classical classic",
 ))
 NEGATIONS = frozenset("not no never none neither nor without cannot cant fail fails failed failing lack lacks lacking unable "
                       "absent absence impossible eliminate eliminates eliminated eliminating avoid avoids avoiding "
@@ -127,7 +129,8 @@ _OPPOSITES: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple((frozenset
      "change changes changing alter alters altering distort distorts distorting lose loses losing sacrifice sacrifices sacrificing "
      "increase increases increased increasing reduce reduces reduced reducing decrease decreases decreased decreasing "
      "degrade degrades degraded degrading"),
-    ("consistent consistently stable similar same uniform", "vary varies varying inconsistent different differ differs unstable"),
+    ("consistent consistently stable similar same uniform equivalent equivalence",
+     "vary varies varying inconsistent different differ differs unstable difference differences"),
     ("simple simpler simplest easy easier easiest cheap cheaper", "complex complicated hard harder hardness difficult difficulty costly expensive challenging"),
     ("succeed succeeds success successful", "fail fails failure unsuccessful"),
     ("above", "below"),
@@ -148,6 +151,14 @@ _OPPOSITES: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple((frozenset
     ("polynomial polynomially", "exponential exponentially superpolynomial"),
     (_WIDEN, _NARROW),
     ("earlier earliest sooner", "later latest"),  # not "early stopping"
+    ("rare rarely uncommon", "common commonplace prevalent widespread"),
+    ("flat flatter flattest flatness", "sharp sharper sharpest sharpness"),
+    ("reassuring encouraging", "worrying alarming discouraging troubling"),
+    ("significantly substantially considerably greatly dramatically markedly drastically", "slightly marginally modestly barely"),
+    # rates: "logarithmic regret" is not the abstract's "sublinear regret", "linearly" not its "square root of"
+    ("logarithmic logarithmically polylogarithmic", "sublinear sublinearly linear linearly polynomial polynomially quadratic "
+     "quadratically exponential exponentially superlinear root sqrt"),
+    ("root sqrt", "linear linearly quadratic quadratically exponential exponentially logarithmic logarithmically"),
 ))
 _COMPARING = frozenset("than compared versus vs".split())
 # a claim may not say of all what the abstract says of most, nor the other way round: (all, most) of things, of times
@@ -170,6 +181,8 @@ _GENERAL = 2
 _COMPARED = 3
 _COMPARATIVE_PAIRS = (0, 1, 3, 4)
 _GENERALIZES_TO = frozenset("to across beyond from in on over outside with within and or for at well poorly".split())
+# the agent of a passive ranking that names nothing ("outperformed by it by a wide margin")
+_PRONOUNS = frozenset("it its them they this these that those ours us we".split())
 # what a paper compares itself with: "baselines", "prior methods", "state-of-the-art approaches"
 _BASELINE_WORDS = frozenset("baseline baselines prior previous existing competing competitor competitors conventional "
                             "traditional classical classic sota state-of-the-art art arts other alternative alternatives".split())
@@ -200,7 +213,8 @@ _DIRECTION_WORDS = frozenset(w for pair in _OPPOSITES for side in pair for w in 
 # direction words that also name a kind of thing ("sparse regression"): a claim may not bring them in unsaid
 _REWORDINGS = _DIRECTION_WORDS - frozenset("dense denser densely sparse sparser sparsely sparsity linear linearly exponential "
                                            "exponentially superlinear quadratic quadratically polynomial polynomially "
-                                           "superpolynomial sensitive".split()) \
+                                           "superpolynomial sensitive logarithmic logarithmically polylogarithmic sublinear "
+                                           "sublinearly root sqrt".split()) \
     - frozenset(f"{_WIDEN} {_NARROW}".split())  # nor "widens the range of tasks" unsaid
 Severity = Literal["fact", "polarity", "wording"]  # how surely a broken rule means the claim is unsupported: see _faults
 _NEGATING_PREFIXES = ("non", "un", "in", "im", "ir", "il", "dis", "mis")
@@ -324,7 +338,10 @@ def numbers(text: str, stated: bool = False) -> set[float]:
             found.add(value * 10**9)
         if unit in _SCALES:  # "45.3 billion tokens" is "45.3B tokens", not 45.3 and a billion
             found.add(round(value * _SCALES[unit], 6))
-    # "zero-shot", "one-shot", "Zero-Knowledge Proofs" count nothing; "45.3 billion" was read above
+    # "zero-shot", "one-shot", "Zero-Knowledge Proofs" count nothing in a claim; "45.3 billion" was read above.
+    # An abstract's "one-shot training" is a single run.
+    if stated and re.search(r"\bone-shot\b", text.lower()):
+        found.add(1.0)
     lowered = re.sub(r"\b(?:zero-[a-z]+|one-shot)\b", "shot", text.lower())
     lowered = re.sub(r"(?<=\d)\s*(?:thousand|million|billion|trillion)\b", " ", lowered)
     words = re.findall(r"[a-z]+", lowered)
@@ -334,8 +351,8 @@ def numbers(text: str, stated: bool = False) -> set[float]:
     for match in re.finditer(r"\b(zeroth|first|second|third|fourth)[- ]order\b", lowered):  # "second-order stability"
         found.add(float(("zeroth", "first", "second", "third", "fourth").index(match.group(1))))
     for previous, word, after in zip([""] + words, words, words[1:] + [""]):
-        if word == "single" and after == "out":  # "they single out one hypothesis": a verb
-            continue
+        if (word == "single" and after == "out") or (word in ("double", "doubles", "doubled") and after == "as"):
+            continue  # "they single out one hypothesis", "it doubles as a detector": verbs
         if word == "one" and previous in ("just", "only", "exactly"):  # "just one task": a count, not "one of"
             found.add(1.0)
         if word in ("hundreds", "thousands", "millions", "billions") and after == "of":  # an order of magnitude
@@ -446,13 +463,20 @@ def analyse(text: str, stated: bool = False) -> Terms:
         if value is not None:
             values[i] = value
 
+    def run_on(i: int, n: int) -> list[str]:
+        """The (up to ``n``) words after the one at i, none after a cited year: in "Foster et al. (2023); although their
+        bounds …" the year counts no bounds."""
+        if re.fullmatch(r"(?:19|20)\d\d", lowered[i]) and text[matches[i].end() : matches[i].end() + 1] == ")":
+            return []
+        return lowered[i + 1 : i + 1 + n]
+
     def said_as_difference(i: int) -> bool:
         """The number at i is a difference ("18.3% higher than", "by 2x"), from the words next to it."""
         if (lowered[i][0].isalpha() and lowered[i + 1 : i + 2] and lowered[i + 1].isalpha() and lowered[i + 1] not in STOPWORDS
                 and lowered[i + 1] not in _MAGNITUDES and lowered[i + 1] not in _RELATIVE_CUES
                 and text[matches[i].end() : matches[i].end() + 1] == " " and "than" not in lowered[max(i - 3, 0) : i]):
             return False  # "a single DCA iteration": a count ("more than two players" is a bound)
-        following = lowered[i + 1 : i + 4]
+        following = run_on(i, 3)
         if following[:1] == ["more"] and "than" not in lowered[i + 2 :]:
             following = following[1:]  # "into 25 more languages": a count of added things, not a difference
         window = lowered[max(i - 3, 0) : i] + following
@@ -486,7 +510,7 @@ def analyse(text: str, stated: bool = False) -> Terms:
             if round(value * scale, 6) in terms.numbers:
                 terms.number_context.setdefault(round(value * scale, 6), set()).update(near)
                 terms.occurrences.append((round(value * scale, 6), frozenset(near), relative, bounded))
-                counts = frozenset(stem(w) for w in [w for w in lowered[i + 1 : i + 6]  # "485,838 experiments": generic too
+                counts = frozenset(stem(w) for w in [w for w in run_on(i, 5)  # "485,838 experiments": generic too
                                                       if w not in STOPWORDS and w[0].isalpha() and len(w) > 1][:2])
                 terms.counted.setdefault(round(value * scale, 6), set()).update(counts)
                 terms.counted_at.append(counts)
@@ -519,7 +543,7 @@ def analyse(text: str, stated: bool = False) -> Terms:
             breaks = [k for k in clauses if lo < k < hi]
             lo, hi = (max([lo, *breaks]), hi) if ahead else (lo, min([hi, *breaks]))
         window = lowered[max(lo, 0) : hi]
-        adverbs = {stem(w) for w in window if w.endswith("ly")} if narrow else set()
+        adverbs = {stem(w) for w in window if w.endswith("ly")}
         baseline = ["baselin"] if _BASELINE_WORDS & set(window) else []
         return tuple(dict.fromkeys([w for w in context(lo, hi) if w not in adverbs] + baseline))
 
@@ -531,6 +555,8 @@ def analyse(text: str, stated: bool = False) -> Terms:
             # "A is outperformed by B" (B may be "the proposed approach"): B outperforms A; not "beats it by 5%"
             if reverse or (lowered[j + 1 : j + 2] == ["by"] and lowered[j + 2 : j + 3] not in ([], ["a"], ["an"], ["far"])
                            and not lowered[j + 2][0].isdigit()):
+                if lowered[j + 2] in _PRONOUNS:
+                    return  # "baselines are outperformed by it by a wide margin": the side ahead is not in these words
                 ahead, behind = behind, ahead
             terms.ranked.append((side, list(ahead), list(behind)))
 
@@ -546,8 +572,8 @@ def analyse(text: str, stated: bool = False) -> Terms:
     for i, word in enumerate(lowered):
         named = any(c.isupper() for c in words[i][1:])  # "StoP", "LESS": a name, not a negation or a direction
         previous = lowered[i - 1] if i else ""
-        if word == "only" and previous not in ("not", "the"):  # not "not only A but B", "the only"
-            terms.asserts.add("restricts")
+        if word == "only" and previous not in ("not", "the") and lowered[i + 1 : i + 3] != ["a", "fraction"]:
+            terms.asserts.add("restricts")  # not "not only A but B", "the only", "costs only a fraction"
         if (word in _UNIVERSAL or word in _HEDGED) and not NEGATIONS & set(lowered[max(i - 3, 0) : i]):
             # "outperforms most existing predictors", "all of the recent efforts"; not "does not require every", which
             # claims nothing of all
@@ -620,8 +646,14 @@ def analyse(text: str, stated: bool = False) -> Terms:
                 and not (word == "than" and (after[:1].isdigit() or after in _NUMBER_WORDS)):
             terms.asserts.add("compares")
         if (word, after) in (("rather", "than"), ("instead", "of")):  # "fingertips rather than the whole hand"
-            terms.contrasted.append(context(i + 2, i + 7))
-            terms.preferred.append(context(i - 5, i))
+            comma = min((k for k in clauses if k > i + 2), default=0)
+            if (word == "instead" and (i == 0 or lowered[i - 1] in ("but", "and"))) and comma and comma - i <= 16:
+                # "Instead of estimating X, we learn Y": Y is preferred
+                terms.contrasted.append(context(i + 2, min(comma, i + 9)))
+                terms.preferred.append(context(comma, comma + 9))
+            else:
+                terms.contrasted.append(context(i + 2, i + 7))
+                terms.preferred.append(context(i - 5, i))
         if (word in ("give", "gives", "giving", "gave") and after == "up") or (
                 word in ("cost", "expense") and lowered[i - 2 : i] == ["at", "the"] and after == "of"):
             word = "sacrifices"  # "gives up its guarantees", "at the cost of stability": sacrifices them
@@ -824,7 +856,7 @@ def _name_known(name: str, paper: Abstract) -> bool:
         return True  # "RNNs" where the abstract says "RNN-based"
     if len(parts) > 1 and any(c.isdigit() for c in name):  # "ResNet-50" is not "ResNet-18": the numbered whole must occur
         return _compact(name) in paper.numbered
-    if _with_suffix(name, paper):
+    if _with_suffix(name, paper) or _initials_of(singular, paper.text):
         return True
     if len(parts) > 1 and all(p in paper.names or stem(p) in paper.vocabulary or p.isdigit() for p in parts):
         return True
@@ -832,6 +864,15 @@ def _name_known(name: str, paper: Abstract) -> bool:
             p in paper.names or p in _NAME_SUFFIXES for p in parts):
         return True
     return stem(name) in paper.vocabulary
+
+
+def _initials_of(name: str, text: str) -> bool:
+    """``name`` spells the initials of capitalised words in ``text``: "BNN" for "Bayesian Neural Networks"."""
+    if not (name.isalpha() and 3 <= len(name) <= 6):
+        return False
+    words = re.findall(r"[A-Za-z][\w'’]*", text)
+    return any(all(w[0].isupper() for w in words[i : i + len(name)]) and
+               "".join(w[0] for w in words[i : i + len(name)]).lower() == name for i in range(len(words) - len(name) + 1))
 
 
 def _with_suffix(name: str, paper: Abstract) -> bool:
@@ -1273,7 +1314,7 @@ _CONTRAST_CUES = frozenset("unlike instead rather replace replaces replacing rep
 
 
 _KEEPING = _OPPOSITES[5][0]  # preserve, maintain, keep, retain, intact
-_HARMS = frozenset(stem(w) for w in "compromise sacrifice lose hurt harm degrade impair damage affect reduce "
+_HARMS = frozenset(stem(w) for w in "compromise sacrifice lose hurt harm hamper degrade impair damage affect reduce "
                    "decrease".split())  # "without compromising X": X is kept
 # a research gap, said in many ways: "remains underexplored", "has received little attention", "is not well understood"
 _GAP = re.compile(r"\b(?:under-?(?:explored|studied|investigated|examined|researched|addressed|appreciated)|unexplored|"
@@ -1335,7 +1376,10 @@ def _one_word_reversed(claim_text: str, sentences: list[str]) -> bool:
 
 
 def _opposite(word: str, other: str) -> bool:
-    return any((word in up and other in down) or (word in down and other in up) for up, down in _OPPOSITES)
+    """Words of a pair's two sides, or a word and its negation by prefix ("possible", "impossible")."""
+    short, long = sorted((word, other), key=len)
+    return any((word in up and other in down) or (word in down and other in up) for up, down in _OPPOSITES) or \
+        (len(short) >= 4 and any(long == p + short for p in _NEGATING_PREFIXES))
 
 
 def _quantifier_changed(claim: Terms, support: list[Terms]) -> str:
@@ -1358,6 +1402,12 @@ def _shares(words: list[str], other: list[str], least: int, strict: bool = False
     paraphrase or root."""
     available = set(other)
     return sum(_covered(w, available) for w in words) >= (least if strict else min(least, len(words)))
+
+
+def _apart(words: list[str], other: list[str]) -> list[str]:
+    """The ``words`` not said in ``other``."""
+    available = set(other)
+    return [w for w in words if not _covered(w, available)]
 
 
 def _polarity_conflict(claim: Terms, support: list[Terms], others: list[Terms] | None = None) -> str:
@@ -1395,8 +1445,11 @@ def _polarity_conflict(claim: Terms, support: list[Terms], others: list[Terms] |
         return "negates what the abstract states"
     for side, before, after in claim.ranked:  # "B outperforms A" for the abstract's "A outperforms B"
         for their_side, their_before, their_after in (r for t in support for r in t.ranked):
-            if side == their_side and _shares(before, their_after, 1, strict=True) and _shares(after, their_before, 1, strict=True) \
-                    and not _shares(before, their_before, 1, strict=True) and not _shares(after, their_after, 1, strict=True):
+            # words both winners share are context, not a side ("torque adapters into the encoder outperform ... the
+            # decoder" for "torque adapters into the decoder outperform ... the encoder"; "up to 2x faster")
+            mine, yours = _apart(before, their_before), _apart(their_before, before)
+            if side == their_side and _shares(mine, _apart(their_after, after), 1, strict=True) \
+                    and _shares(_apart(after, their_after), yours, 1, strict=True):
                 return _SWAPPED
             # "baselines outperform it" for the abstract's "it outperforms baselines": the baselines changed sides
             if side == their_side and "baselin" in before and "baselin" in their_after and "baselin" not in after + their_before:

@@ -7,7 +7,7 @@
    veto of a claim the rules keep, or a rescue of one they drop for its wording) is recorded with its evidence, its
    logit and the case's label (a kind that must keep its marker, or one that must lose it).
 2. The local Qwen2.5-Coder 0.5B reads each ``(claim, evidence)`` (``Probe.features``: about 1 s each on 2 cores;
-   ``--cache`` keeps them between runs).
+   ``--cache`` keeps them between runs, saved every 100).
 3. A logistic regression (standardised features, L2 with C=0.01, balanced classes) is scored out of fold, seven folds
    grouped by case file; the combined score is ``logit + mix * probe`` with ``mix`` giving both the same spread.
 4. The thresholds (veto below; rescue at or above, one for a polarity fault and one for wording) are the grid point
@@ -91,10 +91,10 @@ def features(rows: list[dict[str, Any]], cache: Path | None) -> dict[str, np.nda
         probe = Probe(ensure_model(MODEL, Settings().cache_dir / "models"), weights=None)
         for i, k in enumerate(missing, 1):
             known[k] = probe.features(todo[k]["claim"], todo[k]["evidence"])
-            if i % 100 == 0:
+            if i % 100 == 0 or i == len(missing):
                 print(f"  features {i}/{len(missing)}", flush=True)
-        if cache:
-            np.savez(cache, **known)  # type: ignore[arg-type]
+                if cache:  # kept as it goes: an interrupted run resumes where it stopped
+                    np.savez(cache, **known)  # type: ignore[arg-type]
     return known
 
 

@@ -1126,6 +1126,10 @@ def test_faults_as_sure_as_a_number_are_not_overruled_by_the_model(monkeypatch):
                "Every existing algorithm employs sampling-based methods for the acquisition function.",
                "Motivated by applications in clinical triage, HIMA outperforms prior methods in strategic clarity."]
     assert [check(claim, paper, learned=True).supported for claim in removed] == [False] * 4
+    # a copy with a word turned into its negation by a prefix is as sure ("possible" for "impossible")
+    task = Abstract.of("Shift", "Without regression data, we prove that task shift is impossible in sparse signal models.")
+    assert not check("Without regression data, we prove that task shift is possible in sparse signal models.", task,
+                     learned=True).supported
     assert check("HIMA outperforms prior methods in strategic clarity on video.", paper, learned=True).supported
     assert not check("HIMA outperforms prior methods in strategic clarity on video.", paper).supported
 
@@ -1184,9 +1188,72 @@ SESSION_27_CASES = [
 ]
 
 
-@pytest.mark.parametrize("what,title,abstract,claims", SESSION_26_CASES + SESSION_27_CASES,
-                         ids=[c[0] for c in SESSION_26_CASES + SESSION_27_CASES])
-def test_session_26_and_27_rules(what, title, abstract, claims):
+SESSION_28_CASES = [
+    # sides swapped when both winners share words ("torque adapters into the ..."), with "up to 2x", with an adverb,
+    # and passive with a pronoun agent ("outperformed by it by a wide margin") kept
+    ("rankings_with_shared_words", 'Torque',
+     'Introducing torque adapters into the decoder consistently outperforms inserting them into the encoder. Our fused '
+     'kernel for sliding attention is up to 3x faster than FlashAttention-2. Transformer models dramatically outperform '
+     'state space models at copying text. It outperforms other strong baselines by a wide margin.',
+     [
+         ('Inserting torque adapters into the encoder consistently outperforms introducing them into the decoder.', False),
+         ('FlashAttention-2 is up to 3x faster than the fused kernel for sliding attention.', False),
+         ('Torque adapters in the decoder consistently outperform those inserted into the encoder.', True),
+         ('The fused kernel for sliding attention runs up to 3x faster than FlashAttention-2.', True),
+         ('State space models are dramatically outperformed by transformer models at copying text.', True),
+         ('Other strong baselines are outperformed by it by a wide margin.', True),
+     ]),
+    # "Instead of X, we do Y": Y is preferred
+    ("instead_of_leading", 'DiffLearn',
+     'Instead of estimating a separate model at each time and differencing them later, we directly learn the time '
+     'derivative of the parameter.',
+     [
+         ('Instead of learning the time derivative directly, the method estimates a separate model at each time and '
+          'differences them later.', False),
+         ('Rather than estimating a separate model at each time, the method directly learns the time derivative of the '
+          'parameter.', True),
+     ]),
+    # rare/common, flat/sharp, reassuring/worrying, equivalence/difference, significantly/slightly; rates
+    ("antonyms_and_rates", 'Curvature',
+     'We show that high-complexity cases are rare. A flatter curvature of the manifold leads to stronger transfer. The '
+     'results provide reassuring evidence for the practical use of boosting. The analysis reveals an equivalence between '
+     'cost-sensitive and multi-objective losses. Importance sampling significantly reduces the number of simulations. '
+     'We establish sublinear regret bounds. The regret scales with the square root of the cumulative variance.',
+     [
+         ('The authors show that high-complexity cases are common.', False),
+         ('A sharper curvature of the manifold leads to stronger transfer.', False),
+         ('The results provide worrying evidence about the practical use of boosting.', False),
+         ('The analysis reveals a difference between cost-sensitive and multi-objective losses.', False),
+         ('Importance sampling only slightly reduces the number of simulations.', False),
+         ('The authors establish logarithmic regret bounds.', False),
+         ('The regret scales linearly with the cumulative variance.', False),
+         ('High-complexity cases are rare, the authors show.', True),
+         ('Importance sampling substantially reduces the number of simulations.', True),
+         ('The regret grows with the square root of the cumulative variance.', True),
+     ]),
+    # as written: initials of capitalised words, "doubles as", a single run for "one-shot", a cited year counts
+    # nothing, "only a fraction", "conventional" for "traditional", "well suited" for "not appropriate"
+    ("as_written_28", 'Sampling',
+     'In wide Bayesian Neural Networks, the sampler is efficient. Our approach also functions as an outlier detection '
+     'method. Our method enjoys an efficient one-shot training process. It extends the coefficients of Foster et al. '
+     '(2023). Although our lower and upper bounds are not tight, they suffice. It performs comparably to grid search at '
+     'a fraction of the cost. Traditional survival methods treat risks as independent. Models based on node '
+     'exchangeability are not appropriate.',
+     [
+         ('In wide BNNs, the sampler is efficient.', True),
+         ('The approach doubles as an outlier detection method.', True),
+         ('The method enjoys a single efficient training process.', True),
+         ('It extends the coefficients of Foster et al. (2023); its lower and upper bounds are not tight.', True),
+         ('The method matches grid search while costing only a fraction as much.', True),
+         ('Conventional survival methods treat risks as independent.', True),
+         ('Models based on node exchangeability are well suited.', False),
+     ]),
+]
+
+
+@pytest.mark.parametrize("what,title,abstract,claims", SESSION_26_CASES + SESSION_27_CASES + SESSION_28_CASES,
+                         ids=[c[0] for c in SESSION_26_CASES + SESSION_27_CASES + SESSION_28_CASES])
+def test_session_26_to_28_rules(what, title, abstract, claims):
     test_session_18_rules(what, title, abstract, claims)
 
 
