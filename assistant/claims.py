@@ -98,6 +98,8 @@ _SYNONYMS: tuple[frozenset[str], ...] = tuple(frozenset(group.split()) for group
     "accommodate accommodates accommodating comply complies complying",
     "appropriate suitable suited adequate",
     "traditional conventional classical classic",
+    "problem problems challenge challenges issue issues difficulty difficulties",
+    "plateau plateaus plateaued plateauing saturate saturates saturated saturating stall stalls stalled stagnate stagnates",
 ))
 NEGATIONS = frozenset("not no never none neither nor without cannot cant fail fails failed failing lack lacks lacking unable "
                       "absent absence impossible eliminate eliminates eliminated eliminating avoid avoids avoiding "
@@ -105,7 +107,8 @@ NEGATIONS = frozenset("not no never none neither nor without cannot cant fail fa
                       "prevent prevents prevented preventing stop stops stopped cease ceases ceased plateau plateaus plateaued "
                       "ignore ignores ignored ignoring disregard disregards disregarded disregarding neglect neglects neglected "
                       "neglecting overlook overlooks overlooked overlooking outside inability incapable omit omits omitted omitting exclude "
-                      "excludes excluded excluding".split())
+                      "excludes excluded excluding saturate saturates saturated saturating stagnate stagnates stagnated "
+                      "stagnating stall stalls stalled".split())
 _WIDEN, _NARROW = "widen widens widened widening", "narrow narrows narrowed narrowing bridge bridges bridged bridging"
 # opposite directions a finding can be reported in; each side lists words that say the same thing
 _OPPOSITES: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple((frozenset(a.split()), frozenset(b.split())) for a, b in (
@@ -159,12 +162,14 @@ _OPPOSITES: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple((frozenset
     ("logarithmic logarithmically polylogarithmic", "sublinear sublinearly linear linearly polynomial polynomially quadratic "
      "quadratically exponential exponentially superlinear root sqrt"),
     ("root sqrt", "linear linearly quadratic quadratically exponential exponentially logarithmic logarithmically"),
+    ("many", "few"),  # "in the many-step regime" for "in the few-step regime"
+    ("negligible", "substantial considerable sizable"),
 ))
 _COMPARING = frozenset("than compared versus vs".split())
 # a claim may not say of all what the abstract says of most, nor the other way round: (all, most) of things, of times
 # "always stems from" for the abstract's "can stem from"; a claim's own "can" needs no "always" in the abstract
 _MODALS = frozenset("can may might could".split())
-_QUANTIFIERS = ((frozenset("all every".split()), frozenset("most many some several certain few".split())),
+_QUANTIFIERS = ((frozenset("all every".split()), frozenset("most many some several certain few majority".split())),
                 (frozenset(["always"]), frozenset("often usually generally typically sometimes frequently mostly".split()) | _MODALS))
 _UNIVERSAL = frozenset().union(*(universal for universal, _ in _QUANTIFIERS))
 _HEDGED = frozenset().union(*(hedged for _, hedged in _QUANTIFIERS))
@@ -197,7 +202,9 @@ _BETTER_LESS = frozenset("error errors loss losses cost costs latency regret var
 _DOMAINS = frozenset("video videos audio speech image images visual text textual language languages graph graphs code "
                      "music robot robots robotic medical clinical molecule molecules molecular protein proteins chemical "
                      "financial finance weather climate tabular biology biological chemistry physics health healthcare "
-                     "driving games legal traffic satellite".split())
+                     "driving games legal traffic satellite advertising ads e-commerce retail recommendation recommender "
+                     "education agriculture astronomy genomics genomic neuroscience radiology pathology seismic "
+                     "cybersecurity fraud manufacturing aerial epidemiology ecology drug drugs wildlife ocean navigation maze".split())
 # verbs of change, not of comparison: "reduces the sampling time" compares nothing with anything
 _CHANGE_VERBS = frozenset("increase increases increased increasing raise raises decrease decreases decreased decreasing reduce "
                           "reduces reduced reducing compress compresses compressed compressing improve improves improved "
@@ -474,8 +481,8 @@ def analyse(text: str, stated: bool = False) -> Terms:
         """The number at i is a difference ("18.3% higher than", "by 2x"), from the words next to it."""
         if (lowered[i][0].isalpha() and lowered[i + 1 : i + 2] and lowered[i + 1].isalpha() and lowered[i + 1] not in STOPWORDS
                 and lowered[i + 1] not in _MAGNITUDES and lowered[i + 1] not in _RELATIVE_CUES
-                and text[matches[i].end() : matches[i].end() + 1] == " " and "than" not in lowered[max(i - 3, 0) : i]):
-            return False  # "a single DCA iteration": a count ("more than two players" is a bound)
+                and text[matches[i].end() : matches[i].end() + 1] in (" ", "-") and "than" not in lowered[max(i - 3, 0) : i]):
+            return False  # "a single DCA iteration", "single-cell data": a count ("more than two players" is a bound)
         following = run_on(i, 3)
         if following[:1] == ["more"] and "than" not in lowered[i + 2 :]:
             following = following[1:]  # "into 25 more languages": a count of added things, not a difference
@@ -592,7 +599,9 @@ def analyse(text: str, stated: bool = False) -> Terms:
             # "the guarantees they lack": what is lacking comes first; "scale poorly": what goes badly
             before = context(i - 3, i) if word in _LACKING else context(i - 2, i) if word == "poorly" else []
             if word in _PASSIVE_NEGATIONS and previous in _PASSIVE_CUES:  # "calibration has been largely overlooked"
-                before = context(i - 7, i)
+                # "the varying significance of distinct primitive behaviors during the process has been overlooked by":
+                # with its agent named, the subject may be a long phrase
+                before = context(i - (12 if lowered[i + 1 : i + 2] == ["by"] else 7), i)
             terms.negated.append(context(i + 1, i + 6) + before)
             terms.negated_before.append(context(i - 4, i))
             negated_until, negated_from = i + 2, i
@@ -969,6 +978,12 @@ def _faults(claim_text: str, claim: Terms, paper: Abstract, chosen: list[int], s
     supporting = [paper.sentences[i] for i in chosen]
     missing_numbers = {n for n in claim.numbers if n not in _numbers_of(paper, chosen)} & in_math
     missing_numbers |= {n for n in claim.numbers - in_math if not _number_supported(n, claim, supporting, paper.sentences)}
+    if missing_numbers and len(chosen) >= 2:
+        # a summary of three sentences may take its number from one more, which also says part of it ("boosting
+        # security by roughly 30%" from "It is able to drastically improve security (by about 30%)")
+        missing_numbers = {n for n in missing_numbers if n in in_math or not any(
+            i not in chosen and _number_supported(n, claim, [paper.sentences[i]], paper.sentences)
+            and coverage(claim, support | said[i]) - coverage(claim, support) >= 0.08 for i in range(len(paper.sentences)))}
     if missing_numbers:
         shown = ", ".join(f"{n:g}" for n in sorted(missing_numbers))
         yield "fact", f"number not in the abstract ({shown})"
@@ -978,10 +993,12 @@ def _faults(claim_text: str, claim: Terms, paper: Abstract, chosen: list[int], s
     ordinal = _wrong_ordinal(claim_text, paper)
     if ordinal:
         yield "fact", ordinal
-    quantifier = _quantifier_changed(claim, supporting)
+    quantifier = _quantifier_changed(claim, supporting) or _uniqueness_changed(
+        claim_text, [paper.text[a:b] for a, b in (paper.spans[i] for i in chosen)])
     if quantifier:
         yield "fact", quantifier
-    polarity = _polarity_conflict(claim, supporting, [t for i, t in enumerate(paper.sentences) if i not in chosen])
+    polarity = _polarity_conflict(claim, supporting, [t for i, t in enumerate(paper.sentences) if i not in chosen]) or \
+        _beaten_by_its_baseline(claim_text, [paper.text[a:b] for a, b in (paper.spans[i] for i in chosen)])
     if polarity:
         # as sure as a number: sides swapped, or a sentence of the abstract with one word turned into its opposite
         exact = polarity == _SWAPPED or _one_word_reversed(claim_text, [paper.text[a:b] for a, b in (paper.spans[i] for i in chosen)])
@@ -1394,6 +1411,46 @@ def _quantifier_changed(claim: Terms, support: list[Terms]) -> str:
         if word not in said and not any(q in other and _shares(after, a, 1, strict=True) for q, a in claim.quantified) and any(
                 theirs in other and _shares(after, their_after, 1, strict=True) for t in support for theirs, their_after in t.quantified):
             return f"the abstract does not say '{word}'"
+    return ""
+
+
+# "single-subject approaches still beat it" for the abstract's "state-of-the-art ... compared to single-subject approaches"
+_BEATS_IT = re.compile(r"([A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*){0,3})\s+(?:still\s+|also\s+|even\s+|consistently\s+|clearly\s+)?"
+                       r"(?:beat|beats|outperform|outperforms|outperformed|surpass|surpasses|surpassed|exceed|exceeds|exceeded|"
+                       r"outdo|outdoes)\s+(?:it|them|this method|the method|the approach|the model|this approach|ours)\b")
+_AGAINST = re.compile(r"\b(?:compared (?:to|with)|than|over|relative to|against|versus|vs\.?)\s+([^.;,:()]{1,60})", re.IGNORECASE)
+
+
+def _beaten_by_its_baseline(claim_text: str, sentences: list[str]) -> str:
+    """The claim has what the abstract compares its method against beating it ("single-subject approaches still beat
+    it") where the abstract has the method ahead ("... compared to single-subject approaches")."""
+    match = _BEATS_IT.search(claim_text)
+    if not match:
+        return ""
+    winner = [stem(w) for w in _WORD.findall(match.group(1).lower()) if w not in STOPWORDS and not w.endswith("ly")
+              and w not in ("still", "also", "even")]
+    for sentence in sentences:
+        for against in _AGAINST.findall(sentence):
+            theirs = [stem(w) for w in _WORD.findall(against.lower()) if w not in STOPWORDS]
+            if _shares(winner, theirs, min(2, len(winner)), strict=True) and not _BEATS_IT.search(sentence):
+                return _SWAPPED
+    return ""
+
+
+_ONLY_ONE = re.compile(r"\bthe (?:only|sole|single|unique)\b", re.IGNORECASE)
+_ONE_OF = re.compile(r"\bone of (?:the|several|many|multiple|various|a few|few|numerous|its|their)\b", re.IGNORECASE)
+
+
+def _uniqueness_changed(claim_text: str, sentences: list[str]) -> str:
+    """"one of several single-cell PLMs" for the abstract's "the only single-cell PLM", or the other way round: how
+    many there are is a quantity."""
+    mine_one, mine_of = bool(_ONLY_ONE.search(claim_text)), bool(_ONE_OF.search(claim_text))
+    theirs_one = any(_ONLY_ONE.search(s) for s in sentences)
+    theirs_of = any(_ONE_OF.search(s) for s in sentences)
+    if mine_of and not mine_one and theirs_one and not theirs_of:
+        return "the abstract says it is the only one"
+    if mine_one and not mine_of and theirs_of and not theirs_one:
+        return "the abstract says it is one of several"
     return ""
 
 

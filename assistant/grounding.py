@@ -72,8 +72,13 @@ class _Papers:
                 out[n] = Verdict(True, own.score, own.span)
         return out
 
-    def attribution(self, claim_text: str, threshold: float) -> int | None:
-        """The one source that clearly supports an unmarked claim, if any."""
+    def attribution(self, claim_text: str, threshold: float, hinted: tuple[int, ...] = ()) -> int | None:
+        """The source that supports an unmarked claim: the paper a neighbouring sentence of the passage cites ("S1. S2
+        [1]": one marker for both), when it supports the claim and no other given paper says it better; else the one
+        source that clearly supports it, if any."""
+        for number in hinted:
+            if number in self.prepared and self.judge(claim_text, number).supported:
+                return number
         verdicts = [(check(claim_text, p, learned=self.learned, probe=self.probe), n) for n, p in self.prepared.items()]
         good = sorted(((v.score, n) for v, n in verdicts if v.supported and v.score >= threshold), reverse=True)
         if good and (len(good) == 1 or good[0][0] >= good[1][0] + _RIVAL_MARGIN):
@@ -106,13 +111,14 @@ def verify(text: str, sources: list[Source], question: str = "", attribute: floa
     asked = content_words(question)
     removed: list[Removed] = []
     pieces: list[str] = []
-    for claim in _split_keep(text):
+    claims = _split_keep(text)
+    for index, claim in enumerate(claims):
         claim_text = _TITLE_LABEL.sub("", _MARKER.sub("", claim))  # "- **Title**: sentence": the title is a label
         if not content_words(claim_text):
             pieces.append(_MARKER.sub("", claim))  # a bare "[1]" claims nothing: drop it
             continue
         if attribute and not _MARKER.search(claim) and not _QUOTED.search(claim_text):
-            number = papers.attribution(claim_text, attribute)
+            number = papers.attribution(claim_text, attribute, tuple(_neighbour_markers(claims, index)))
             if number is not None:
                 stripped = claim.rstrip()
                 claim = f"{stripped} [{number}]{claim[len(stripped):]}"
@@ -178,6 +184,18 @@ def verify(text: str, sources: list[Source], question: str = "", attribute: floa
             quote=source.abstract[start:end], start=start, end=end,
         ))
     return cleaned, citations, removed
+
+
+def _neighbour_markers(claims: list[str], index: int) -> list[int]:
+    """The markers of the sentences right after and right before claim ``index`` in its passage (not across a line
+    break): a marker at the end of a passage often stands for its earlier sentences too."""
+    found: list[int] = []
+    for other in (index + 1, index - 1):
+        if 0 <= other < len(claims):
+            between = claims[min(index, other)]  # the earlier claim's separator parts the two
+            if "\n" not in between.rstrip(" \t")[-1:] and "\n" not in between[len(between.rstrip()):]:
+                found += [n for n in _numbers(claims[other]) if n not in found]
+    return found
 
 
 def _tidy(text: str) -> str:

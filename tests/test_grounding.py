@@ -1251,9 +1251,53 @@ SESSION_28_CASES = [
 ]
 
 
-@pytest.mark.parametrize("what,title,abstract,claims", SESSION_26_CASES + SESSION_27_CASES + SESSION_28_CASES,
-                         ids=[c[0] for c in SESSION_26_CASES + SESSION_27_CASES + SESSION_28_CASES])
-def test_session_26_to_28_rules(what, title, abstract, claims):
+SESSION_29_CASES = [
+    # paraphrases: "problems" for "challenges", "plateau" for "saturate", an active "overlooked" for a passive one whose
+    # subject is a long phrase; "single-cell" counts cells, it is no difference ("by converting")
+    ("paraphrases_29", 'ACE',
+     'We address two predominant challenges of attribution: noisy visualizations and vulnerability to attacks. The '
+     'training loss saturates for hundreds of epochs before the task is learned. The varying importance of distinct '
+     'primitive behaviors during the policy learning process has been overlooked by prior model-free algorithms. We '
+     'adapt language models to single-cell transcriptomics. By converting expression data into cell sentences, the '
+     'method bridges language and biology.',
+     [
+         ('The authors tackle two main problems of attribution: noisy visualizations and vulnerability to attacks.', True),
+         ('The training loss plateaus for hundreds of epochs before the task is learned.', True),
+         ('Prior model-free algorithms have overlooked the fact that distinct primitive behaviors vary in importance '
+          'during policy learning.', True),
+         ('The method adapts language models to single-cell transcriptomics by converting expression data into cell '
+          'sentences.', True),
+     ]),
+    # changed quantities: "many-step" for "few-step", "one of several" for "the only", "all" for "the majority",
+    # "substantial" for "negligible"
+    ("quantities_29", 'LangCell',
+     'Our schedules show their potential especially in the few-step synthesis regime. LangCell is the only single-cell '
+     'model that works in zero-shot settings. Even with bootstrap aggregation, the majority of the data can be '
+     'reconstructed. We confirm that the bias of naive imputation is negligible.',
+     [
+         ('The schedules show their potential especially in the many-step synthesis regime.', False),
+         ('LangCell is one of several single-cell models that work in zero-shot settings.', False),
+         ('Even with bootstrap aggregation, all of the data can be reconstructed.', False),
+         ('The authors confirm that the bias of naive imputation is substantial.', False),
+         ('LangCell is the only single-cell model that works in zero-shot settings.', True),
+         ('Even with bootstrap aggregation, most of the data can be reconstructed.', True),
+     ]),
+    # what the abstract compares its method against does not beat it; a field the abstract never names is invented
+    ("beaten_and_domains_29", 'MindEye',
+     'The approach attains state-of-the-art retrieval metrics compared to single-subject approaches. We show the '
+     'estimator reduces variance through simulations and a real data analysis.',
+     [
+         ('Single-subject approaches still beat it on retrieval metrics.', False),
+         ('The estimator reduces variance in simulations and a real data analysis of an online advertising experiment.',
+          False),
+         ('The approach beats single-subject approaches on retrieval metrics.', True),
+     ]),
+]
+
+
+@pytest.mark.parametrize("what,title,abstract,claims", SESSION_26_CASES + SESSION_27_CASES + SESSION_28_CASES + SESSION_29_CASES,
+                         ids=[c[0] for c in SESSION_26_CASES + SESSION_27_CASES + SESSION_28_CASES + SESSION_29_CASES])
+def test_session_26_to_29_rules(what, title, abstract, claims):
     test_session_18_rules(what, title, abstract, claims)
 
 
@@ -1271,3 +1315,20 @@ def test_a_parenthesised_abbreviation_does_not_end_a_claim():
                                       "search engines [1].", [source], "What recall does DeepRetrieval reach?", strict=True)
     assert [c.paper_id for c in citations] == ["p1"] and not removed, (text, removed)
     assert len(sentence_spans(abstract)) == 2  # at ingest too: the abstract's sentence chunks
+
+
+def test_a_marker_at_the_end_of_a_passage_stands_for_its_unmarked_sentences():
+    """"S1. S2 [1]": when paper 1 supports S1 too, S1 keeps its sentence with paper 1's marker, even when another
+    given paper also supports it (no unique attribution); a sentence no paper supports is still removed."""
+    from assistant.grounding import verify
+    from assistant.types import Source
+
+    one = Source(1, "p1", "Prompting", "Naive prompting methods significantly undermine truthfulness. We introduce "
+                                       "prompting variants that show marked improvements over existing baselines.")
+    two = Source(2, "p2", "Truthfulness", "Naive prompting methods significantly undermine truthfulness in small models.")
+    text, citations, removed = verify(
+        "Naive prompting significantly undermines truthfulness. The authors introduce prompting variants with marked "
+        "improvements over existing baselines [1]. It also cures cancer.", [one, two], "prompting", attribute=0.6,
+        strict=True)
+    assert text.startswith("Naive prompting significantly undermines truthfulness. [1] The authors") and "cancer" not in text, text
+    assert [r.reason for r in removed] == ["no citation"], removed
