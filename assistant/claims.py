@@ -993,15 +993,15 @@ def _faults(claim_text: str, claim: Terms, paper: Abstract, chosen: list[int], s
     ordinal = _wrong_ordinal(claim_text, paper)
     if ordinal:
         yield "fact", ordinal
-    quantifier = _quantifier_changed(claim, supporting) or _uniqueness_changed(
-        claim_text, [paper.text[a:b] for a, b in (paper.spans[i] for i in chosen)])
+    chosen_text = [paper.text[a:b] for a, b in (paper.spans[i] for i in chosen)]
+    quantifier = _quantifier_changed(claim, supporting) or _uniqueness_changed(claim_text, chosen_text)
     if quantifier:
         yield "fact", quantifier
     polarity = _polarity_conflict(claim, supporting, [t for i, t in enumerate(paper.sentences) if i not in chosen]) or \
-        _beaten_by_its_baseline(claim_text, [paper.text[a:b] for a, b in (paper.spans[i] for i in chosen)])
+        _beaten_by_its_baseline(claim_text, chosen_text)
     if polarity:
         # as sure as a number: sides swapped, or a sentence of the abstract with one word turned into its opposite
-        exact = polarity == _SWAPPED or _one_word_reversed(claim_text, [paper.text[a:b] for a, b in (paper.spans[i] for i in chosen)])
+        exact = polarity == _SWAPPED or _one_word_reversed(claim_text, chosen_text)
         yield "fact" if exact else "polarity", polarity
     bound = _bound_swapped(claim_text, paper)
     if bound:

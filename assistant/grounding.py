@@ -42,15 +42,24 @@ class _Papers:
         self.probe = probe
         self.by_number = {s.number: s for s in sources}
         self.prepared = {s.number: Abstract.of(s.title, s.abstract) for s in sources}
+        self._verdicts: dict[tuple[str, int], Verdict] = {}
+
+    def check(self, claim_text: str, number: int) -> Verdict:
+        """``check`` of the claim against paper ``number``, once per claim and paper: attributing an unmarked sentence
+        and then judging the marker it got ask the same question (and the probe's is a model call)."""
+        key = (claim_text, number)
+        if key not in self._verdicts:
+            self._verdicts[key] = check(claim_text, self.prepared[number], learned=self.learned, probe=self.probe)
+        return self._verdicts[key]
 
     def judge(self, claim_text: str, number: int) -> Verdict:
         """The verdict for ``[number]`` on this claim, including "another given paper says it better"."""
-        verdict = check(claim_text, self.prepared[number], learned=self.learned, probe=self.probe)
+        verdict = self.check(claim_text, number)
         if not verdict.supported:
             return verdict
-        for other, paper in self.prepared.items():
+        for other in self.prepared:
             if other != number:
-                rival = check(claim_text, paper, learned=self.learned, probe=self.probe)
+                rival = self.check(claim_text, other)
                 if rival.supported and rival.score >= verdict.score + _RIVAL_MARGIN:
                     return Verdict(False, verdict.score, verdict.span, f"another given paper says this better ([{other}])")
         return verdict
@@ -79,7 +88,7 @@ class _Papers:
         for number in hinted:
             if number in self.prepared and self.judge(claim_text, number).supported:
                 return number
-        verdicts = [(check(claim_text, p, learned=self.learned, probe=self.probe), n) for n, p in self.prepared.items()]
+        verdicts = [(self.check(claim_text, n), n) for n in self.prepared]
         good = sorted(((v.score, n) for v, n in verdicts if v.supported and v.score >= threshold), reverse=True)
         if good and (len(good) == 1 or good[0][0] >= good[1][0] + _RIVAL_MARGIN):
             return good[0][1]
@@ -192,8 +201,8 @@ def _neighbour_markers(claims: list[str], index: int) -> list[int]:
     found: list[int] = []
     for other in (index + 1, index - 1):
         if 0 <= other < len(claims):
-            between = claims[min(index, other)]  # the earlier claim's separator parts the two
-            if "\n" not in between.rstrip(" \t")[-1:] and "\n" not in between[len(between.rstrip()):]:
+            earlier = claims[min(index, other)]  # its trailing separator parts the two
+            if "\n" not in earlier[len(earlier.rstrip()):]:
                 found += [n for n in _numbers(claims[other]) if n not in found]
     return found
 

@@ -1332,3 +1332,8 @@ def test_a_marker_at_the_end_of_a_passage_stands_for_its_unmarked_sentences():
         strict=True)
     assert text.startswith("Naive prompting significantly undermines truthfulness. [1] The authors") and "cancer" not in text, text
     assert [r.reason for r in removed] == ["no citation"], removed
+    # not across a line break: there the sentence needs a source of its own, and two papers support it alike
+    text, _, removed = verify(
+        "Naive prompting significantly undermines truthfulness.\nThe authors introduce prompting variants with marked "
+        "improvements over existing baselines [1].", [one, two], "prompting", attribute=0.6, strict=True)
+    assert "truthfulness" not in text and [r.reason for r in removed] == ["no citation"], (text, removed)
