@@ -113,7 +113,7 @@ _WIDEN, _NARROW = "widen widens widened widening", "narrow narrows narrowed narr
 # opposite directions a finding can be reported in; each side lists words that say the same thing
 _OPPOSITES: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple((frozenset(a.split()), frozenset(b.split())) for a, b in (
     ("outperform outperforms outperformed outperforming beat beats surpass surpasses exceed exceeds superior superiority "
-     "better best "
+     "better best outnumber outnumbers outnumbered "
      "improve improves improved improving",  # "improves on X" / "falls short of X"
      "underperform underperforms underperformed underperforming trail trails lag lags inferior worse worst short behind"),
     ("high higher highest more greater large larger largest bigger increase increases increased increasing raise raises "
@@ -122,7 +122,7 @@ _OPPOSITES: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple((frozenset
      "compress compresses compressed compressing"),
     ("improve improves improved improving boost boosts enhance enhances enhanced enhancing gain gains help helps",
      "degrade degrades degraded degrading deteriorate deteriorates deteriorated deteriorating hurt hurts harm harms worsen "
-     "worsens drop drops weaken weakens weakened weakening"),
+     "worsens drop drops weaken weakens weakened weakening hinder hinders hindered hindering impede impedes impeded impeding"),
     ("fast faster fastest quicker speedup accelerate accelerates", "slow slower slowest slowdown slows"),
     ("stronger strongest robust strengthen strengthens strengthened strengthening",
      "weaker weakest fragile brittle weaken weakens weakened weakening susceptible vulnerable susceptibility vulnerability sensitive "
@@ -133,7 +133,7 @@ _OPPOSITES: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple((frozenset
      "increase increases increased increasing reduce reduces reduced reducing decrease decreases decreased decreasing "
      "degrade degrades degraded degrading"),
     ("consistent consistently stable similar same uniform equivalent equivalence",
-     "vary varies varying inconsistent different differ differs unstable difference differences"),
+     "vary varies varying inconsistent different differently differ differs unstable difference differences"),
     ("simple simpler simplest easy easier easiest cheap cheaper", "complex complicated hard harder hardness difficult difficulty costly expensive challenging"),
     ("succeed succeeds success successful", "fail fails failure unsuccessful"),
     ("above", "below"),
@@ -164,6 +164,9 @@ _OPPOSITES: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple((frozenset
     ("root sqrt", "linear linearly quadratic quadratically exponential exponentially logarithmic logarithmically"),
     ("many", "few"),  # "in the many-step regime" for "in the few-step regime"
     ("negligible", "substantial considerable sizable"),
+    ("lightweight", "heavyweight"),
+    ("suppress suppresses suppressed suppressing dampen dampens dampened attenuate attenuates attenuated",
+     "amplify amplifies amplified amplifying magnify magnifies magnified"),
 ))
 _COMPARING = frozenset("than compared versus vs".split())
 # a claim may not say of all what the abstract says of most, nor the other way round: (all, most) of things, of times
@@ -175,7 +178,8 @@ _UNIVERSAL = frozenset().union(*(universal for universal, _ in _QUANTIFIERS))
 _HEDGED = frozenset().union(*(hedged for _, hedged in _QUANTIFIERS))
 # verbs with which one thing ranks above or below another: "A outperforms B"
 _RANKING_VERBS = frozenset("outperform outperforms outperformed outperforming beat beats beaten surpass surpasses surpassed "
-                           "exceed exceeds exceeded underperform underperforms underperformed trail trails trailed".split())
+                           "exceed exceeds exceeded underperform underperforms underperformed trail trails trailed "
+                           "outnumber outnumbers outnumbered".split())
 # words that rank A above B when "over B" follows
 _GAINS = frozenset("improve improves improved improving improvement improvements gain gains advantage advantages edge".split())
 # "B generalizes A" (not "generalizes to", "generalizes well"), "subsumes": a ranking by generality, side _GENERAL
@@ -998,7 +1002,7 @@ def _faults(claim_text: str, claim: Terms, paper: Abstract, chosen: list[int], s
     if quantifier:
         yield "fact", quantifier
     polarity = _polarity_conflict(claim, supporting, [t for i, t in enumerate(paper.sentences) if i not in chosen]) or \
-        _beaten_by_its_baseline(claim_text, chosen_text)
+        _beaten_by_its_baseline(claim_text, chosen_text) or _baselines_ahead(claim_text, paper)
     if polarity:
         # as sure as a number: sides swapped, or a sentence of the abstract with one word turned into its opposite
         exact = polarity == _SWAPPED or _one_word_reversed(claim_text, chosen_text)
@@ -1435,6 +1439,67 @@ def _beaten_by_its_baseline(claim_text: str, sentences: list[str]) -> str:
             if _shares(winner, theirs, min(2, len(winner)), strict=True) and not _BEATS_IT.search(sentence):
                 return _SWAPPED
     return ""
+
+
+# "existing baselines outperform SF-Gen", "other approaches hold an advantage over the proposed method": the paper's
+# own method put behind what it is compared with
+_AHEAD_OF = re.compile(r"\b(?:outperform(?:s|ed)?|beat(?:s|en)?|surpass(?:es|ed)?|exceed(?:s|ed)?|outdo(?:es)?|"
+                       r"(?:advantage|advantages|edge|superiority|lead)\s+over|superior\s+to|ahead\s+of|"
+                       r"(?:better|stronger|faster|more\s+(?:accurate|effective|efficient|robust|expressive|powerful|"
+                       r"scalable|stable|reliable))\s+than)\b", re.IGNORECASE)
+# the same with the sides the other way round: "ours lags behind the baselines"
+_BEHIND = re.compile(r"\b(?:lag(?:s|ged)?|trail(?:s|ed)?|fall(?:s)?|fell)\s+(?:\w+\s+)?(?:behind|short\s+of)|"
+                     r"\bunderperform(?:s|ed)?|\b(?:worse|weaker|slower|less\s+(?:accurate|effective|efficient|robust))\s+than|"
+                     r"\binferior\s+to\b", re.IGNORECASE)
+_OWN_REFERENCE = re.compile(r"\b(?:the\s+proposed|our|ours|the\s+new|the\s+authors['’]\s+\w+|this\s+(?:method|approach|model|"
+                            r"framework|algorithm|technique|work))\b", re.IGNORECASE)
+_OWN_INTRODUCED = re.compile(r"\b(?:propose|proposes|proposed|introduce|introduces|introduced|present|presents|our|named|"
+                             r"dubbed|called|termed)\b\s+(?:[a-z-]+\s+){0,3}?((?=[A-Za-z0-9-]*[A-Z][A-Za-z0-9-]*[A-Z0-9])"
+                             r"[A-Z][A-Za-z0-9-]+)")
+_OTHERS = frozenset("baseline baselines prior previous existing competing competitor competitors conventional traditional "
+                    "classical sota state-of-the-art other alternative alternatives representative current standard "
+                    "earlier".split())
+
+
+def _own_behind(text: str, own: set[str]) -> bool:
+    """``text`` puts what the paper compares itself with ahead of the paper's own method: "baselines outperform
+    ours", "other approaches hold an advantage over SF-Gen"."""
+    text = re.sub(r"\bstate of the art\b", "state-of-the-art", text, flags=re.IGNORECASE)
+    matches = [(m, False) for m in _AHEAD_OF.finditer(text)] + [(m, True) for m in _BEHIND.finditer(text)]
+    for match, behind_first in matches:
+        before, after = text[: match.start()].split()[-20:], text[match.end() :].split()[:12]
+        if behind_first:  # "ours lags behind the baselines": read as "the baselines outperform ours"
+            before, after = after[:8], [*before[-8:]]
+        cut = r"[,;:(]|\b(?:and|while|whereas|but|which)\b"
+        by = next((k for k, w in enumerate(after[:4]) if w.lower() == "by"), None)
+        if match.group(0).lower().endswith(("ed", "en")) and by is not None:  # "baselines are outperformed by ours"
+            ahead_text, behind = " ".join(after[by + 1 :]), re.split(cut, " ".join(before[-8:]))[-1]
+        else:
+            ahead_text = " ".join(before)
+            behind = re.split(cut, " ".join(after))[-1] if behind_first else re.split(cut, " ".join(after[:8]))[0]
+        names_behind = {t.lower() for t in _NAME_TOKEN.findall(behind)}
+        own_behind = bool(_OWN_REFERENCE.search(behind) or names_behind & own)
+        own_ahead = bool(_OWN_REFERENCE.search(ahead_text) or {t.lower() for t in _NAME_TOKEN.findall(ahead_text)} & own)
+        if own_behind and not own_ahead and {w.lower().strip(",.;:()") for w in ahead_text.split()} & _OTHERS:
+            return True
+    return False
+
+
+def _baselines_ahead(claim_text: str, paper: Abstract) -> str:
+    """The claim ranks what the paper compares itself with ahead of its own method, which the abstract never does
+    while it does compare them."""
+    plain = _EMPHASIS.sub("", f"{paper.title}. {paper.text}")
+    own = {m.lower() for m in _OWN_INTRODUCED.findall(plain)} | {
+        t.lower() for t in _NAME_TOKEN.findall(paper.title.split(":")[0]) if any(c.isupper() for c in t[1:])}
+    if not _own_behind(claim_text, own):
+        return ""
+    sentences = [paper.text[a:b] for a, b in paper.spans]
+    if any(_own_behind(s, own) for s in sentences):
+        return ""
+    compares = any(_AHEAD_OF.search(s) or re.search(r"\b(?:compared (?:to|with)|relative to|against|over|state[- ]of[- ]the[- ]art|"
+                                                    r"sota|superior|superiority)\b", s, re.IGNORECASE)
+                   for s in sentences)
+    return _SWAPPED if compares else ""
 
 
 _ONLY_ONE = re.compile(r"\bthe (?:only|sole|single|unique)\b", re.IGNORECASE)

@@ -1295,6 +1295,50 @@ SESSION_29_CASES = [
 ]
 
 
+SESSION_30_CASES = [
+    # the paper's own method put behind what it compares itself with, actively, passively or with "lags behind"
+    ("own_method_behind_30", 'FlowSim: Fast Flow Simulation',
+     'We propose FlowSim, a neural simulator for incompressible flows. Experiments show a significant advantage of our '
+     'method compared to existing numerical solvers. FlowSim also outperforms prior learned simulators on long rollouts.',
+     [
+         ('Existing numerical solvers hold a significant advantage over the proposed method.', False),
+         ('Prior learned simulators outperform FlowSim on long rollouts.', False),
+         ('FlowSim lags well behind prior learned simulators on long rollouts.', False),
+         ('Experiments show that current numerical solvers are more effective than FlowSim.', False),
+         ('Prior learned simulators are outperformed by FlowSim on long rollouts.', True),
+         ('The authors find that FlowSim outperforms prior learned simulators on long rollouts.', True),
+         ('The proposed method shows a significant advantage over existing numerical solvers.', True),
+     ]),
+    # a paper that says its method trails a baseline is not contradicted by a claim that says so
+    ("own_method_behind_said_30", 'CheapNet',
+     'We introduce CheapNet, a pruned detector. CheapNet lags behind state-of-the-art detectors by 2 points of mAP but '
+     'runs ten times faster.',
+     [
+         ('CheapNet trails state-of-the-art detectors by 2 points of mAP.', True),
+     ]),
+    # antonyms: outnumber (a ranking of counts), lightweight/heavyweight, suppress/amplify, hinder/advance-like gains,
+    # "differently" against "the same way"
+    ("antonyms_30", 'Robust',
+     'Convergence holds as long as honest workers outnumber adversarial workers. The learned policies are lightweight. '
+     'Such autoencoders suppress the perturbations. Each sequence should be treated differently based on its degree of '
+     'memorization. Label noise hinders calibration.',
+     [
+         ('Convergence holds even when adversarial workers outnumber honest workers.', False),
+         ('The learned policies are heavyweight.', False),
+         ('Such autoencoders amplify the perturbations.', False),
+         ('Every sequence should be treated the same way regardless of its degree of memorization.', False),
+         ('Label noise improves calibration.', False),
+         ('Convergence holds as long as honest workers outnumber adversarial ones.', True),
+         ('Such autoencoders suppress the perturbations.', True),
+     ]),
+]
+
+
+@pytest.mark.parametrize("what,title,abstract,claims", SESSION_30_CASES, ids=[c[0] for c in SESSION_30_CASES])
+def test_session_30_rules(what, title, abstract, claims):
+    test_session_18_rules(what, title, abstract, claims)
+
+
 @pytest.mark.parametrize("what,title,abstract,claims", SESSION_26_CASES + SESSION_27_CASES + SESSION_28_CASES + SESSION_29_CASES,
                          ids=[c[0] for c in SESSION_26_CASES + SESSION_27_CASES + SESSION_28_CASES + SESSION_29_CASES])
 def test_session_26_to_29_rules(what, title, abstract, claims):
