@@ -31,7 +31,8 @@ from vectorstore.text import FUNCTION_WORDS
 
 # connectives state how facts relate, which only the entailment model can judge; as words they claim nothing
 STOPWORDS = FUNCTION_WORDS | frozenset(
-    "whereas although though thereby therefore meanwhile consequently besides likewise because since yet".split())
+    "whereas although though thereby therefore meanwhile consequently besides likewise because since yet nonetheless "
+    "nevertheless still".split())
 
 # ----------------------------------------------------------------------------- words
 
@@ -100,6 +101,13 @@ _SYNONYMS: tuple[frozenset[str], ...] = tuple(frozenset(group.split()) for group
     "traditional conventional classical classic",
     "problem problems challenge challenges issue issues difficulty difficulties",
     "plateau plateaus plateaued plateauing saturate saturates saturated saturating stall stalls stalled stagnate stagnates",
+    "solution solutions remedy remedies fix fixes",
+    "reframe reframes reframing recast recasts recasting reformulate reformulates reformulating",
+    "leverage leverages leveraging exploit exploits exploiting harness harnesses harnessing utilize utilizes utilizing",
+    "devise devises devising design designs designing",
+    "derive derives derived deriving establish establishes established",
+    "adjust adjusts adjusting reweight reweights reweighting",
+    "lead leads led prompt prompted prompting cause causes caused trigger triggers triggered",
 ))
 NEGATIONS = frozenset("not no never none neither nor without cannot cant fail fails failed failing lack lacks lacking unable "
                       "absent absence impossible eliminate eliminates eliminated eliminating avoid avoids avoiding "
@@ -263,6 +271,12 @@ _COMMON_ACRONYMS = {
     "ode": "ordinary differential equation", "ood": "out-of-distribution", "kl": "kullback-leibler",
     "sota": "state of the art", "rag": "retrieval-augmented generation", "qa": "question answering",
     "lora": "low-rank adaptation", "mos": "mean opinion score",
+    "cdf": "cumulative distribution function", "pdf": "probability density function",
+    "sde": "stochastic differential equation", "ssl": "self-supervised learning", "ssm": "state space model",
+    "moe": "mixture of experts", "icl": "in-context learning", "cot": "chain of thought",
+    "mle": "maximum likelihood estimation", "svm": "support vector machine", "kd": "knowledge distillation",
+    "nas": "neural architecture search", "fl": "federated learning", "ot": "optimal transport",
+    "ntk": "neural tangent kernel", "mse": "mean squared error",
 }
 _GREEK = {"alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "εϵ", "zeta": "ζ", "eta": "η",
           "theta": "θ", "kappa": "κ", "lambda": "λ", "mu": "μ", "nu": "ν", "xi": "ξ", "pi": "π", "rho": "ρ",

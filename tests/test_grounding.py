@@ -1331,6 +1331,26 @@ SESSION_30_CASES = [
          ('Convergence holds as long as honest workers outnumber adversarial ones.', True),
          ('Such autoencoders suppress the perturbations.', True),
      ]),
+    # paraphrase verbs and nouns (recast, exploit, devise, derive, remedy, reweight, prompted), "nonetheless" claims
+    # nothing, and the field's acronyms (CDFs, SSMs) for their long forms
+    ("paraphrases_30", 'Sampler',
+     'We reframe the approach as amortized Langevin sampling. It makes it possible to leverage Tensor Cores. Unlearning '
+     'takes the form of devising new algorithms. We establish general conditions for the sign of the penalty. Federated '
+     'learning provides a solution. The ensemble adjusts the logits of the models. The open problem even led to the '
+     'proposal of an alternative index. Many image pairs can have vastly different quality scores. A generator '
+     'parametrizes the inverse cumulative distribution functions. State space models have a memory limitation.',
+     [
+         ('The authors recast the approach as amortized Langevin sampling.', True),
+         ('It can exploit Tensor Cores.', True),
+         ('Unlearning amounts to designing new algorithms.', True),
+         ('The authors derive general conditions for the sign of the penalty.', True),
+         ('Federated learning offers a remedy.', True),
+         ('The ensemble reweights the logits of the models.', True),
+         ('The open problem even prompted the proposal of an alternative index.', True),
+         ('Many image pairs can nonetheless have vastly different quality scores.', True),
+         ('A generator parametrizes the inverse CDFs.', True),
+         ('SSMs have a memory limitation.', True),
+     ]),
 ]
 
 
