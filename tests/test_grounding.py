@@ -1354,14 +1354,11 @@ SESSION_30_CASES = [
 ]
 
 
-@pytest.mark.parametrize("what,title,abstract,claims", SESSION_30_CASES, ids=[c[0] for c in SESSION_30_CASES])
-def test_session_30_rules(what, title, abstract, claims):
-    test_session_18_rules(what, title, abstract, claims)
+RECENT_CASES = SESSION_26_CASES + SESSION_27_CASES + SESSION_28_CASES + SESSION_29_CASES + SESSION_30_CASES
 
 
-@pytest.mark.parametrize("what,title,abstract,claims", SESSION_26_CASES + SESSION_27_CASES + SESSION_28_CASES + SESSION_29_CASES,
-                         ids=[c[0] for c in SESSION_26_CASES + SESSION_27_CASES + SESSION_28_CASES + SESSION_29_CASES])
-def test_session_26_to_29_rules(what, title, abstract, claims):
+@pytest.mark.parametrize("what,title,abstract,claims", RECENT_CASES, ids=[c[0] for c in RECENT_CASES])
+def test_session_26_to_30_rules(what, title, abstract, claims):
     test_session_18_rules(what, title, abstract, claims)
 
 
