@@ -443,6 +443,7 @@ def _is_content(word: str) -> bool:
 
 
 # words next to a number that make it a difference, not a level: "18.3% higher than", "improves by 2x", "saves 40%"
+_BY_PHRASES = frozenset("contrast comparison design default construction definition".split())  # "by contrast": no difference
 _RELATIVE_CUES = frozenset(
     "higher lower more less better worse faster slower larger smaller fewer greater than by improvement improvements "
     "improves improved improve gain gains increase increases decrease decreases reduction reduces reduced reduce "
@@ -505,8 +506,10 @@ def analyse(text: str, stated: bool = False) -> Terms:
         if following[:1] == ["more"] and "than" not in lowered[i + 2 :]:
             following = following[1:]  # "into 25 more languages": a count of added things, not a difference
         window = lowered[max(i - 3, 0) : i] + following
-        cues = [w for k, w in enumerate(window) if not (w == "than" and window[k - 1 : k] == ["rather"])]
-        return bool(_RELATIVE_CUES & set(cues))  # not "two inputs rather than one": a contrast
+        # not "two inputs rather than one" (a contrast), nor "Code Llama 34B, by contrast, reaches"
+        cues = [w for k, w in enumerate(window) if not (w == "than" and window[k - 1 : k] == ["rather"])
+                and not (w == "by" and window[k + 1 : k + 2] and window[k + 1] in _BY_PHRASES)]
+        return bool(_RELATIVE_CUES & set(cues))
 
     def listed_with(i: int) -> list[int]:
         """The numbers listed with the one at i ("18.9% and 32.7% relative improvements"): they share its cues."""
@@ -818,7 +821,14 @@ class Abstract:
             joined = {stem(c.replace("-", "")) for c in _COMPOUND.findall(abstract[a:b].lower())}
             said[i] |= joined
             vocabulary |= joined
-        tokens = [_compact(t) for t in _NAME_TOKEN.findall(readable)]
+        # names written in math ("P$^2$INNs", "$\\mathsf{NP}$-hard", "TV-$\\ell_2$", "$64\\times64$") as an answer types
+        # them: "P2INNs", "NP-hard", "TV-l2", "64x64"
+        flat = _flat_math(readable)
+        if flat != readable:
+            flat_names = {t.lower() for t in _NAME_TOKEN.findall(flat)}
+            names |= flat_names
+            vocabulary |= {stem(t) for t in flat_names} | {stem(w.lower()) for w in _WORD.findall(flat)}
+        tokens = [_compact(t) for t in _NAME_TOKEN.findall(readable)] + [_compact(t) for t in _NAME_TOKEN.findall(flat)]
         numbered = set(tokens) | {a + b for a, b in zip(tokens, tokens[1:])}
         fractions, assigned = _exact_values(readable)
         return cls(abstract, title, spans, sentences, vocabulary, names, whole.numbers,
@@ -1173,6 +1183,14 @@ def _example_unsaid(claim_text: str, paper: Abstract) -> str:
         if missing and 2 * len(missing) >= len(content):  # half its words: not a paraphrase of one the abstract gives
             return f"the abstract gives no example '{missing[0]}'"
     return ""
+
+
+def _flat_math(readable: str) -> str:
+    """Readable abstract text with math flattened to what a plain-text answer writes: compatibility characters as
+    letters (NFKC: "𝖭𝖯" is "NP", "ℓ" is "l"), no superscript or subscript marks, "64 ×64" as "64x64"."""
+    text = unicodedata.normalize("NFKC", readable)
+    text = re.sub(r"(?<=\w)[\^_]\{?(\w+)\}?", r"\1", text)
+    return re.sub(r"(\d)\s*[×x]\s*(\d)", r"\1x\2", text)
 
 
 def _plain(text: str) -> str:

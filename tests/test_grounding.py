@@ -1351,6 +1351,21 @@ SESSION_30_CASES = [
          ('A generator parametrizes the inverse CDFs.', True),
          ('SSMs have a memory limitation.', True),
      ]),
+    # names written in math, as a plain-text answer types them; "by contrast" after a number is no difference
+    ("math_names_and_by_contrast_30", 'P2INNs',
+     'We propose parameterized physics-informed neural networks (P$^2$INNs). Training Aurora on the ImageNet '
+     '$64\\times64$ dataset improves FID. ERM on this class is $\\mathsf{NP}$-hard. IRM is a total variation model '
+     'based on $L^2$ norm (TV-$\\ell_2$). In contrast, Code Llama 34B achieves a pass@1 of 50%.',
+     [
+         ('P2INNs are parameterized physics-informed neural networks.', True),
+         ('Training Aurora on ImageNet 64x64 improves FID.', True),
+         ('ERM on this class is NP-hard.', True),
+         ('IRM is a total variation model based on the L2 norm (TV-l2).', True),
+         ('Code Llama 34B, by contrast, achieves a pass@1 of 50%.', True),
+         ('Training Aurora on ImageNet 32x32 improves FID.', False),
+         ('IRM is a total variation model based on the L1 norm.', False),
+         ('Code Llama 34B achieves a pass@1 50% higher.', False),
+     ]),
 ]
 
 
