@@ -771,6 +771,9 @@ class Abstract:
     # "linear"): see ``_modifiers``
     modifiers: dict[str, set[str]] = field(default_factory=dict)
     written: set[str] = field(default_factory=set)
+    # the paper's own method as the abstract names it ("we propose DiPmark", "our DySymNet") or the title leads with
+    # it: see ``_baselines_ahead``
+    own_names: set[str] = field(default_factory=set)
 
     def mentions(self, name: str) -> int:
         """In how many sentences the abstract names ``name`` (a paper's own method recurs; a one-off detail does not)."""
@@ -828,13 +831,17 @@ class Abstract:
             flat_names = {t.lower() for t in _NAME_TOKEN.findall(flat)}
             names |= flat_names
             vocabulary |= {stem(t) for t in flat_names} | {stem(w.lower()) for w in _WORD.findall(flat)}
-        tokens = [_compact(t) for t in _NAME_TOKEN.findall(readable)] + [_compact(t) for t in _NAME_TOKEN.findall(flat)]
-        numbered = set(tokens) | {a + b for a, b in zip(tokens, tokens[1:])}
+        numbered: set[str] = set()
+        for form in {readable, flat}:
+            tokens = [_compact(t) for t in _NAME_TOKEN.findall(form)]
+            numbered |= set(tokens) | {a + b for a, b in zip(tokens, tokens[1:])}
         fractions, assigned = _exact_values(readable)
+        own_names = {m.lower() for m in _OWN_INTRODUCED.findall(_EMPHASIS.sub("", f"{title}. {abstract}"))} | {
+            t.lower() for t in _NAME_TOKEN.findall(title.split(":")[0]) if any(c.isupper() for c in t[1:])}
         return cls(abstract, title, spans, sentences, vocabulary, names, whole.numbers,
                    title_terms.names | set(title_terms.weights) | own, acronyms, expansions, said, numbered,
                    fractions, assigned, _bounds(f"{title} {abstract}"), _dimensions(f"{title} {abstract}"),
-                   *_modifiers(f"{title}. {abstract}"))
+                   *_modifiers(f"{title}. {abstract}"), own_names=own_names)
 
 
 @dataclass
@@ -1488,6 +1495,7 @@ _OWN_REFERENCE = re.compile(r"\b(?:the\s+proposed|our|ours|the\s+new|the\s+autho
 _OWN_INTRODUCED = re.compile(r"\b(?:propose|proposes|proposed|introduce|introduces|introduced|present|presents|our|named|"
                              r"dubbed|called|termed)\b\s+(?:[a-z-]+\s+){0,3}?((?=[A-Za-z0-9-]*[A-Z][A-Za-z0-9-]*[A-Z0-9])"
                              r"[A-Z][A-Za-z0-9-]+)")
+_SIDE_ENDS = r"[,;:(]|\b(?:and|while|whereas|but|which)\b"  # where one side of such a ranking stops
 _OTHERS = frozenset("baseline baselines prior previous existing competing competitor competitors conventional traditional "
                     "classical sota state-of-the-art other alternative alternatives representative current standard "
                     "earlier".split())
@@ -1501,14 +1509,13 @@ def _own_behind(text: str, own: set[str]) -> bool:
     for match, behind_first in matches:
         before, after = text[: match.start()].split()[-20:], text[match.end() :].split()[:12]
         if behind_first:  # "ours lags behind the baselines": read as "the baselines outperform ours"
-            before, after = after[:8], [*before[-8:]]
-        cut = r"[,;:(]|\b(?:and|while|whereas|but|which)\b"
+            before, after = after[:8], before[-8:]
         by = next((k for k, w in enumerate(after[:4]) if w.lower() == "by"), None)
         if match.group(0).lower().endswith(("ed", "en")) and by is not None:  # "baselines are outperformed by ours"
-            ahead_text, behind = " ".join(after[by + 1 :]), re.split(cut, " ".join(before[-8:]))[-1]
+            ahead_text, behind = " ".join(after[by + 1 :]), re.split(_SIDE_ENDS, " ".join(before[-8:]))[-1]
         else:
             ahead_text = " ".join(before)
-            behind = re.split(cut, " ".join(after))[-1] if behind_first else re.split(cut, " ".join(after[:8]))[0]
+            behind = re.split(_SIDE_ENDS, " ".join(after))[-1] if behind_first else re.split(_SIDE_ENDS, " ".join(after[:8]))[0]
         names_behind = {t.lower() for t in _NAME_TOKEN.findall(behind)}
         own_behind = bool(_OWN_REFERENCE.search(behind) or names_behind & own)
         own_ahead = bool(_OWN_REFERENCE.search(ahead_text) or {t.lower() for t in _NAME_TOKEN.findall(ahead_text)} & own)
@@ -1520,13 +1527,10 @@ def _own_behind(text: str, own: set[str]) -> bool:
 def _baselines_ahead(claim_text: str, paper: Abstract) -> str:
     """The claim ranks what the paper compares itself with ahead of its own method, which the abstract never does
     while it does compare them."""
-    plain = _EMPHASIS.sub("", f"{paper.title}. {paper.text}")
-    own = {m.lower() for m in _OWN_INTRODUCED.findall(plain)} | {
-        t.lower() for t in _NAME_TOKEN.findall(paper.title.split(":")[0]) if any(c.isupper() for c in t[1:])}
-    if not _own_behind(claim_text, own):
+    if not _own_behind(claim_text, paper.own_names):
         return ""
     sentences = [paper.text[a:b] for a, b in paper.spans]
-    if any(_own_behind(s, own) for s in sentences):
+    if any(_own_behind(s, paper.own_names) for s in sentences):
         return ""
     compares = any(_AHEAD_OF.search(s) or re.search(r"\b(?:compared (?:to|with)|relative to|against|over|state[- ]of[- ]the[- ]art|"
                                                     r"sota|superior|superiority)\b", s, re.IGNORECASE)
