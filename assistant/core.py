@@ -281,7 +281,7 @@ class Assistant:
             return
 
         t1 = time.perf_counter()
-        evidence = select_evidence(self.store, self.embedder.encode, vector, idf, hits, papers, depth)
+        evidence = select_evidence(self.store, self.embedder.encode, vector, idf, hits, papers, depth, answer=True)
         selected = select(turn.question, evidence, shape, idf)
         timings["evidence"] = time.perf_counter() - t1
         named = with_named_paper(query, idf, selected, evidence) if shape == "single" else selected

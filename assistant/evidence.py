@@ -19,6 +19,7 @@ from vectorstore.store import PaperStore, StoredPaper
 # sentences (the extractive answer and the LLM prompt), and each re-embedded paper costs an encode call.
 REEMBEDDED_PAPERS = 3
 COSINE_WEIGHT = 0.5  # sentence relevance = this share of cosine similarity + the rest idf-weighted term overlap
+ANSWER_COSINE_WEIGHT = 0.4  # the same share when ordering one paper's sentences for an answer (``_answer_order``)
 
 
 @dataclass
@@ -31,31 +32,57 @@ class Evidence:
 
 def rank_sentences(question_vec: np.ndarray, idf: dict[str, float], sentences: list[tuple[str, dict[str, Any], np.ndarray]],
                    embed: Callable[[list[str]], np.ndarray] | None = None,
-                   cosine_weight: float = COSINE_WEIGHT) -> list[tuple[int, int, float]]:
+                   cosine_weight: float = COSINE_WEIGHT, title: str | None = None) -> list[tuple[int, int, float]]:
     """Score a paper's sentences for the question: cosine similarity plus idf-weighted term overlap.
 
     ``embed`` re-embeds the bare sentences (the stored vectors carry the title, which makes every
-    sentence of a paper look alike); without it the stored vectors are used.
+    sentence of a paper look alike); without it the stored vectors are used. The score is comparable
+    across papers (``selection`` uses it to decide which papers an answer quotes).
+
+    With the paper's ``title``, the sentences are ordered by ``_answer_order`` instead (each keeps its score):
+    which sentence of this paper answers the question, not how relevant the paper is.
     """
     if not sentences:
         return []
     total = sum(idf.values()) or 1.0
-    tokens = tokenize([doc for doc, _, _ in sentences])
-    vectors = embed([doc for doc, _, _ in sentences]) if embed else np.asarray([e for _, _, e in sentences], dtype=np.float32)
+    tokens = [set(words) for words in tokenize([doc for doc, _, _ in sentences])]
+    stored = np.asarray([e for _, _, e in sentences], dtype=np.float32)
+    vectors = embed([doc for doc, _, _ in sentences]) if embed else stored
     cosines = vectors @ question_vec
-    ranked = []
-    for (doc, meta, _), words, cosine in zip(sentences, tokens, cosines):
-        present = set(words)
-        overlap = sum(w for t, w in idf.items() if t in present) / total
-        ranked.append((int(meta["start"]), int(meta["end"]), cosine_weight * float(cosine) + (1 - cosine_weight) * overlap))
-    ranked.sort(key=lambda r: -r[2])
-    return ranked
+    scores = [cosine_weight * float(cosine) + (1 - cosine_weight) * sum(w for t, w in idf.items() if t in present) / total
+              for present, cosine in zip(tokens, cosines)]
+    order = _answer_order(question_vec, idf, tokens, stored, title) if title is not None else scores
+    ranked = sorted(zip(order, ((int(meta["start"]), int(meta["end"]), score) for (_, meta, _), score in zip(sentences, scores))),
+                    key=lambda pair: -pair[0])
+    return [sentence for _, sentence in ranked]
+
+
+def _answer_order(question_vec: np.ndarray, idf: dict[str, float], tokens: list[set[str]], stored: np.ndarray,
+                  title: str) -> list[float]:
+    """How well each sentence of one paper answers the question, compared within the paper only.
+
+    The question's words that the title holds say which paper is meant (retrieval found it by them); the
+    sentence that answers is the one with the *other* words. So the title's terms count nothing here, and a
+    term counts more the fewer of the paper's sentences have it. The cosine is the stored ``title: sentence``
+    vector's, which keeps what "we" and "it" refer to. ``ANSWER_COSINE_WEIGHT`` was chosen on
+    ``benchmarks/data/answerability_train1-3`` and is reported on files 4-6 (``python -m benchmarks.sentences``).
+    """
+    titled = set(tokenize([title])[0])
+    n = len(tokens)
+    weight = {t: w * np.log(1 + n / (1 + sum(t in present for present in tokens))) / np.log(1 + n)
+              for t, w in idf.items() if t not in titled}
+    total = sum(idf.values()) or 1.0
+    cosines = stored @ question_vec
+    return [ANSWER_COSINE_WEIGHT * float(cosine) + (1 - ANSWER_COSINE_WEIGHT) * sum(w for t, w in weight.items() if t in present) / total
+            for present, cosine in zip(tokens, cosines)]
 
 
 def select_evidence(store: PaperStore, embed: Callable[[list[str]], np.ndarray], vector: np.ndarray, idf: dict[str, float],
-                    hits: list[Hit], papers: dict[str, StoredPaper], k: int, reembedded: int | None = None) -> list[Evidence]:
+                    hits: list[Hit], papers: dict[str, StoredPaper], k: int, reembedded: int | None = None,
+                    answer: bool = False) -> list[Evidence]:
     """The first ``k`` hits as numbered sources, with the sentences of the retrieved version ranked
-    (bare sentences re-embedded for the first ``reembedded`` papers, default ``REEMBEDDED_PAPERS``)."""
+    (bare sentences re-embedded for the first ``reembedded`` papers, default ``REEMBEDDED_PAPERS``);
+    ``answer``: each paper's sentences in the order that answers a question about it (``_answer_order``)."""
     reembedded = REEMBEDDED_PAPERS if reembedded is None else reembedded
     chosen = [h for h in hits[:k] if h.paper_id in papers]
     by_paper: dict[str, list[tuple[str, dict[str, Any], np.ndarray]]] = {}
@@ -67,5 +94,6 @@ def select_evidence(store: PaperStore, embed: Callable[[list[str]], np.ndarray],
         paper = papers[hit.paper_id]
         source = Source(number, paper.id, paper.title, paper.abstract, paper.url, paper.authors, paper.venue)
         evidence.append(Evidence(source, rank_sentences(
-            vector, idf, by_paper.get(hit.paper_id, []), embed=embed if number <= reembedded else None)))
+            vector, idf, by_paper.get(hit.paper_id, []), embed=embed if number <= reembedded else None,
+            title=paper.title if answer else None)))
     return evidence

@@ -47,7 +47,8 @@ def question_shape(question: str) -> Shape:
 
 
 def _best(ev: Evidence) -> float:
-    return ev.sentences[0][2] if ev.sentences else 0.0
+    """The paper's relevance: its best sentence's score (comparable across papers, whatever the sentences' order)."""
+    return max((score for _, _, score in ev.sentences), default=0.0)
 
 
 def _keep(ev: Evidence, n: int) -> Evidence:

@@ -1,0 +1,110 @@
+"""Answer-sentence selection: does the sentence that answers a question reach the answer?
+
+Every engine answers from the sentences ``assistant.selection.select`` keeps of the lead paper (three,
+best first): the extractive engine quotes them and the LLM condenses them. A sentence ranked fourth is
+lost to both. This scores the ranking alone, on the gold paper (retrieval is measured by
+``benchmarks.retrieval``), over questions written with the sentence that answers them:
+
+- ``benchmarks/data/answerability_train*.jsonl``: answerable questions with their ``support`` sentence
+  and ``answer_contains`` (files 1-3 "tune", 4-6 "report": what was chosen on one is reported on the other);
+- ``benchmarks/data/near_miss_heldout*.jsonl``: answerable questions with ``answer_contains`` only.
+
+Prints, per split, for the order answers use (``evidence._answer_order``) and the order before it (cross-paper
+relevance, bare sentences re-embedded): the support sentence ranked first, kept among the selected sentences,
+and the kept sentences containing every expected string (``paperchat eval``'s "answers contain expected"), with
+the ratio of the last between the two orders.
+
+    python -m benchmarks.sentences [--store NAME]
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from benchmarks.common import DISTRACTORS, ROOT, SEED, build_store, require_shared
+
+from assistant.evidence import Evidence, rank_sentences
+from assistant.selection import select
+from assistant.types import Source
+from vectorstore.keyword import query_terms, tokenize
+
+DATA = ROOT / "benchmarks" / "data"
+SPLITS = {
+    "tune": sorted(glob.glob(str(DATA / "answerability_train[123].jsonl"))),
+    "report": sorted(glob.glob(str(DATA / "answerability_train[456].jsonl"))),
+    "near-miss sets' answerable": sorted(glob.glob(str(DATA / "near_miss_heldout*.jsonl"))),
+}
+MATCH = 0.6  # a stored sentence is the support sentence when their word sets overlap this much (Jaccard)
+
+
+@dataclass
+class Scored:
+    """One question's outcome."""
+
+    first: bool | None  # the support sentence ranked first (None: no support sentence given or found)
+    kept: bool | None  # ... among the selected sentences
+    contains: bool  # the selected sentences hold every expected string
+
+
+def _support_index(spans: list[str], support: str) -> int | None:
+    if not support:
+        return None
+    want = set(tokenize([support])[0])
+    best, at = 0.0, None
+    for i, words in enumerate(tokenize(spans)):
+        have = set(words)
+        overlap = len(want & have) / (len(want | have) or 1)
+        if overlap > best:
+            best, at = overlap, i
+    return at if best >= MATCH else None
+
+
+def score(assistant: Any, row: dict[str, Any], answer_order: bool = True) -> Scored | None:
+    """Rank the gold paper's sentences for the question and select as an answer would; None if the paper is missing.
+    ``answer_order=False``: the order by cross-paper relevance alone (bare sentences re-embedded), as before 2026-12-04."""
+    paper = assistant.paper(row["gold"][0])
+    if paper is None:
+        return None
+    question = row["question"]
+    idf = assistant.retriever.keyword.idf(query_terms(question))
+    vector = assistant.embedder.encode([question])[0]
+    sentences = [s for s in assistant.store.sentences_of([paper.id]) if s[1].get("paper_hash") == paper.content_hash]
+    ranked = rank_sentences(vector, idf, sentences, embed=assistant.embedder.encode, title=paper.title if answer_order else None)
+    source = Source(1, paper.id, paper.title, paper.abstract, paper.url, paper.authors, paper.venue)
+    chosen = select(question, [Evidence(source, ranked)], "single", idf)
+    kept = [paper.abstract[s:e] for s, e, _ in (chosen[0].sentences if chosen else [])]
+    order = [paper.abstract[s:e] for s, e, _ in ranked]
+    at = _support_index(order, row.get("support") or "")
+    text = " ".join(kept).lower()
+    return Scored(first=None if at is None else at == 0, kept=None if at is None else order[at] in kept,
+                  contains=all(s.lower() in text for s in row.get("answer_contains") or []))
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--store", default="distractors", help="benchmark store name (built from the seed and both distractor corpora)")
+    args = parser.parse_args(argv)
+    require_shared()
+    assistant = build_store(args.store, [SEED, *DISTRACTORS])
+    print(f"{'split':28} {'order':>8} {'n':>4} {'support first':>14} {'support kept':>13} {'kept contain expected':>22}")
+    for split, files in SPLITS.items():
+        rows = [json.loads(line) for f in files for line in open(f, encoding="utf-8") if line.strip()]
+        rows = [r for r in rows if r["kind"] == "single" and r.get("answer_contains")]
+        contained = []
+        for label, answer_order in (("before", False), ("answer", True)):
+            scored = [s for s in (score(assistant, r, answer_order) for r in rows) if s is not None]
+            found = [s for s in scored if s.first is not None]
+            first = f"{sum(bool(s.first) for s in found) / len(found):.3f}" if found else "-"
+            kept = f"{sum(bool(s.kept) for s in found) / len(found):.3f}" if found else "-"
+            contained.append(sum(s.contains for s in scored) / (len(scored) or 1))
+            print(f"{split:28} {label:>8} {len(scored):4d} {first:>14} {kept:>13} {contained[-1]:22.3f}"
+                  + (f"  ({len(scored) - len(found)} without a matched support sentence)" if len(found) < len(scored) else ""))
+        print(f"{'':28} {'ratio':>8} {'':4} {'':14} {'':13} {contained[1] / (contained[0] or 1):21.3f}x")
+
+
+if __name__ == "__main__":
+    main()
