@@ -469,6 +469,13 @@ _TROUBLE: dict[str, frozenset[str]] = {w: frozenset(ctx.split()) for words, ctx 
 ) for w in words.split()}
 
 
+def _chunk(text: str, match: re.Match[str]) -> str:
+    """The run of text between blanks around a word match, without the brackets and punctuation that enclose it."""
+    start = text.rfind(" ", 0, match.start()) + 1
+    end = text.find(" ", match.end())
+    return text[start : end if end >= 0 else len(text)].strip("()[]{},;:.!?\"'")
+
+
 def analyse(text: str, stated: bool = False) -> Terms:
     """Content terms of a claim or sentence (markers must be removed first); ``stated``: an abstract's text."""
     text = _ENUMERATOR.sub(" ", unescape_latex_numbers(text))
@@ -486,6 +493,8 @@ def analyse(text: str, stated: bool = False) -> Terms:
             value = float(token.replace(",", "")) if token[0].isdigit() else _NUMBER_WORDS.get(token)
         except ValueError:  # "3.11.2", "127.0.0.1": not a quantity
             value = None
+        if value is not None and token[0].isdigit() and round(value, 6) not in numbers(_chunk(text, matches[i])):
+            value = None  # the digits of "3D" or "E5-Mistral-7B-Instruct": part of a name, not a quantity
         if value is not None:
             values[i] = value
 
@@ -505,10 +514,14 @@ def analyse(text: str, stated: bool = False) -> Terms:
         following = run_on(i, 3)
         if following[:1] == ["more"] and "than" not in lowered[i + 2 :]:
             following = following[1:]  # "into 25 more languages": a count of added things, not a difference
-        window = lowered[max(i - 3, 0) : i] + following
+        before = lowered[max(i - 3, 0) : i]
+        window = before + following
         # not "two inputs rather than one" (a contrast), nor "Code Llama 34B, by contrast, reaches"
+        # nor "tested by pretraining 8B LMs": "by" and a gerund is the means, not the size of a change ("by 38.77%,
+        # demonstrating": the number stands between them)
         cues = [w for k, w in enumerate(window) if not (w == "than" and window[k - 1 : k] == ["rather"])
-                and not (w == "by" and window[k + 1 : k + 2] and window[k + 1] in _BY_PHRASES)]
+                and not (w == "by" and window[k + 1 : k + 2] and (window[k + 1] in _BY_PHRASES or (
+                    k + 1 != len(before) and window[k + 1].endswith("ing"))))]
         return bool(_RELATIVE_CUES & set(cues))
 
     def listed_with(i: int) -> list[int]:

@@ -14,7 +14,7 @@ from assistant.types import Citation, Removed, Source
 from ingest.chunking import ends_with_abbreviation
 from vectorstore.text import STOPWORDS
 
-_MARKER = re.compile(r"\[(\d+(?:\s*[,;]\s*\d+)*)\]")
+_MARKER = re.compile(r"\[([1-9]\d*(?:\s*[,;]\s*[1-9]\d*)*)\]")  # sources count from 1: "[0,1]" is an interval
 _CLAIM_SPLIT = re.compile(r"(?<=[.!?])\s+|\n+")
 _WORD = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*")
 _TITLE_LABEL = re.compile(r"^\s*(?:[-*]\s+)?\*\*[^*\n]+\*\*:\s*")
@@ -229,8 +229,8 @@ def _split_keep(text: str) -> list[str]:
     parts: list[str] = []
     last = 0
     for match in _CLAIM_SPLIT.finditer(text):
-        if "\n" not in match.group(0) and ends_with_abbreviation(text[last : match.start()]):
-            continue  # "by Ghazi et al. (2023)": one claim
+        if "\n" not in match.group(0) and (ends_with_abbreviation(text[last : match.start()]) or text[match.end():match.end() + 1].islower()):
+            continue  # "by Ghazi et al. (2023)", "a stream of N i.i.d. random bits": one claim
         # a marker right after the sentence end belongs to that sentence: "... works. [1]"
         parts.append(text[last : match.end()])
         last = match.end()

@@ -1369,12 +1369,53 @@ SESSION_30_CASES = [
 ]
 
 
-RECENT_CASES = SESSION_26_CASES + SESSION_27_CASES + SESSION_28_CASES + SESSION_29_CASES + SESSION_30_CASES
+SESSION_31_CASES = [
+    # digits inside a name ("3D", "E5-Mistral-7B-Instruct") are no quantity, in the claim as in the abstract: the claim's
+    # "three tasks" and "7B model" are checked against the sentences that count them
+    ("digits_inside_names_31", 'Teleoperation',
+     'The interface uses an intermediate 3D scene representation, enabling real-time view rendering on the operator side. '
+     'These design elements enable policies for three complex bimanual tasks. It achieves a top-1 retrieval accuracy of '
+     '40.1%, outperforming baselines such as E5-Mistral-7B-Instruct (15.0%) and BM25 (9.8%). Human studies show that '
+     'ScholarBot, despite being a 7B model, significantly outperforms ChatGPT.',
+     [
+         ('The interface uses an intermediate 3D scene representation that allows real-time view rendering for the '
+          'operator, and these design elements enable policies for three complex bimanual tasks.', True),
+         ('ScholarBot reaches a top-1 retrieval accuracy of 40.1%, ahead of E5-Mistral-7B-Instruct (15.0%) and BM25 '
+          '(9.8%), and in human studies this 7B model significantly outperforms ChatGPT.', True),
+         ('The interface uses an intermediate 3D scene representation that allows real-time view rendering for the '
+          'operator, and these design elements enable policies for four complex bimanual tasks.', False),
+     ]),
+    # "by" and a gerund is a means, not the size of a change ("by 38.77%, demonstrating" still is one)
+    ("by_a_gerund_is_a_means_31", 'SuperBPE',
+     'We introduce SuperBPE, a superword tokenizer. In experiments, we pretrain 8B transformer LMs from scratch. '
+     'OxyGenerator reduces MAPE by 38.77%, demonstrating its promise.',
+     [
+         ('SuperBPE is a superword tokenizer, and the authors test it by pretraining 8B transformer LMs from scratch.', True),
+         ('OxyGenerator cuts MAPE by 38.77%.', True),
+         ('SuperBPE is a superword tokenizer, and the authors test it by pretraining 7B transformer LMs from scratch.', False),
+     ]),
+]
+RECENT_CASES = SESSION_26_CASES + SESSION_27_CASES + SESSION_28_CASES + SESSION_29_CASES + SESSION_30_CASES + SESSION_31_CASES
 
 
 @pytest.mark.parametrize("what,title,abstract,claims", RECENT_CASES, ids=[c[0] for c in RECENT_CASES])
-def test_session_26_to_30_rules(what, title, abstract, claims):
+def test_session_26_to_31_rules(what, title, abstract, claims):
     test_session_18_rules(what, title, abstract, claims)
+
+
+def test_an_interval_is_no_marker_and_a_lower_case_word_does_not_start_a_claim():
+    """"the action space [0,1]" is an interval, not markers 0 and 1; "a stream of N i.i.d. random bits" is one claim
+    (a sentence does not start in lower case), so the claim keeps its one marker."""
+    from assistant.grounding import verify
+    from assistant.types import Source
+
+    source = Source(1, "p1", "Bandits", "We study piecewise constant bandits with one change point across the action "
+                                        "space [0,1]. One sees a stream of N i.i.d. random bits drawn from Bernoulli(p).")
+    for claim in ("The paper studies piecewise constant bandits with one change point across the action space [0,1] [1].",
+                  "One sees a stream of N i.i.d. random bits drawn from Bernoulli(p) [1]."):
+        text, citations, removed = verify(claim, [source], "bandits", strict=True)
+        assert [c.paper_id for c in citations] == ["p1"] and not removed, (text, removed)
+        assert text.count("[1]") == 1 and ("[0,1]" in text) == ("[0,1]" in claim), text
 
 
 def test_a_parenthesised_abbreviation_does_not_end_a_claim():
