@@ -1394,6 +1394,20 @@ SESSION_31_CASES = [
          ('OxyGenerator cuts MAPE by 38.77%.', True),
          ('SuperBPE is a superword tokenizer, and the authors test it by pretraining 7B transformer LMs from scratch.', False),
      ]),
+    # past a comma, the words after the next number are that number's: "to 89.4%, a 6.2% improvement" gives 89.4 as a
+    # level, not a difference; "distinct" is "unique", a word of difference like "different"
+    ("a_comma_ends_a_numbers_words_31", 'Speculative Thinking',
+     'With the assistance of the 32B reasoning model, the 1.5B model\'s accuracy on MATH500 increases from 83.2% to '
+     '89.4%, marking a substantial improvement of 6.2%. Current methods necessitate changes to network training to '
+     'address feature collapse, where unique inputs map to identical feature vectors.',
+     [
+         ('With help from the 32B reasoning model, the 1.5B model\'s accuracy on MATH500 rises from 83.2% to 89.4%, a 6.2% '
+          'improvement.', True),
+         ('With help from the 32B reasoning model, the 1.5B model\'s accuracy on MATH500 rises from 83.2% to 89.4%, a 7.2% '
+          'improvement.', False),
+         ('Existing approaches have to modify how the network is trained to deal with feature collapse, in which distinct '
+          'inputs are mapped to the same feature vector.', True),
+     ]),
 ]
 RECENT_CASES = SESSION_26_CASES + SESSION_27_CASES + SESSION_28_CASES + SESSION_29_CASES + SESSION_30_CASES + SESSION_31_CASES
 
