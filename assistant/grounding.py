@@ -14,7 +14,7 @@ from assistant.types import Citation, Removed, Source
 from ingest.chunking import ends_with_abbreviation
 from vectorstore.text import STOPWORDS
 
-_MARKER = re.compile(r"\[([1-9]\d*(?:\s*[,;]\s*[1-9]\d*)*)\]")  # sources count from 1: "[0,1]" is an interval
+_MARKER = re.compile(r"\[(0|[1-9]\d*(?:\s*[,;]\s*[1-9]\d*)*)\]")  # "[0]" is a bad marker, "[0,1]" an interval
 _CLAIM_SPLIT = re.compile(r"(?<=[.!?])\s+|\n+")
 _WORD = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*")
 _TITLE_LABEL = re.compile(r"^\s*(?:[-*]\s+)?\*\*[^*\n]+\*\*:\s*")

@@ -51,8 +51,8 @@ KINDS = KEEP + DROP
 POSITIONS = ("alone", "after")
 GOAL = 0.95
 
-_MARKERS = re.compile(r"\[[1-9]\d*(?:\s*[,;]\s*[1-9]\d*)*\]")  # as ``assistant.grounding`` reads them: "[0,1]" is an interval
-_MARKER_RUN = re.compile(r"(?:\s*\[[1-9]\d*(?:\s*[,;]\s*[1-9]\d*)*\])+")
+_MARKERS = re.compile(r"\[(?:0|[1-9]\d*(?:\s*[,;]\s*[1-9]\d*)*)\]")  # as ``assistant.grounding`` reads them: "[0,1]" is an interval
+_MARKER_RUN = re.compile(r"(?:\s*\[(?:0|[1-9]\d*(?:\s*[,;]\s*[1-9]\d*)*)\])+")
 
 
 # ------------------------------------------------------------------------------------ cases and corpus
