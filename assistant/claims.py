@@ -471,9 +471,9 @@ _TROUBLE: dict[str, frozenset[str]] = {w: frozenset(ctx.split()) for words, ctx 
 
 def _chunk(text: str, match: re.Match[str]) -> str:
     """The run of text between blanks around a word match, without the brackets and punctuation that enclose it."""
-    start = text.rfind(" ", 0, match.start()) + 1
-    end = text.find(" ", match.end())
-    return text[start : end if end >= 0 else len(text)].strip("()[]{},;:.!?\"'")
+    before = re.search(r"\S*$", text[: match.start()])
+    after = re.match(r"\S*", text[match.end() :])
+    return ((before.group() if before else "") + match.group() + (after.group() if after else "")).strip("()[]{},;:.!?\"'")
 
 
 def analyse(text: str, stated: bool = False) -> Terms:

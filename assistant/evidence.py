@@ -49,16 +49,21 @@ def rank_sentences(question_vec: np.ndarray, idf: dict[str, float], sentences: l
     stored = np.asarray([e for _, _, e in sentences], dtype=np.float32)
     vectors = embed([doc for doc, _, _ in sentences]) if embed else stored
     cosines = vectors @ question_vec
-    scores = [cosine_weight * float(cosine) + (1 - cosine_weight) * sum(w for t, w in idf.items() if t in present) / total
-              for present, cosine in zip(tokens, cosines)]
-    order = _answer_order(question_vec, idf, tokens, stored, title) if title is not None else scores
+    scores = _blend(cosine_weight, cosines, idf, tokens, total)
+    order = _answer_order(question_vec, idf, tokens, stored, title, total) if title is not None else scores
     ranked = sorted(zip(order, ((int(meta["start"]), int(meta["end"]), score) for (_, meta, _), score in zip(sentences, scores))),
                     key=lambda pair: -pair[0])
     return [sentence for _, sentence in ranked]
 
 
+def _blend(cosine_weight: float, cosines: np.ndarray, weight: dict[str, float], tokens: list[set[str]], total: float) -> list[float]:
+    """Per sentence: ``cosine_weight`` of its cosine plus the rest of the share of ``total`` its terms carry."""
+    return [cosine_weight * float(cosine) + (1 - cosine_weight) * sum(w for t, w in weight.items() if t in present) / total
+            for present, cosine in zip(tokens, cosines)]
+
+
 def _answer_order(question_vec: np.ndarray, idf: dict[str, float], tokens: list[set[str]], stored: np.ndarray,
-                  title: str) -> list[float]:
+                  title: str, total: float) -> list[float]:
     """How well each sentence of one paper answers the question, compared within the paper only.
 
     The question's words that the title holds say which paper is meant (retrieval found it by them); the
@@ -71,10 +76,7 @@ def _answer_order(question_vec: np.ndarray, idf: dict[str, float], tokens: list[
     n = len(tokens)
     weight = {t: w * np.log(1 + n / (1 + sum(t in present for present in tokens))) / np.log(1 + n)
               for t, w in idf.items() if t not in titled}
-    total = sum(idf.values()) or 1.0
-    cosines = stored @ question_vec
-    return [ANSWER_COSINE_WEIGHT * float(cosine) + (1 - ANSWER_COSINE_WEIGHT) * sum(w for t, w in weight.items() if t in present) / total
-            for present, cosine in zip(tokens, cosines)]
+    return _blend(ANSWER_COSINE_WEIGHT, stored @ question_vec, weight, tokens, total)
 
 
 def select_evidence(store: PaperStore, embed: Callable[[list[str]], np.ndarray], vector: np.ndarray, idf: dict[str, float],

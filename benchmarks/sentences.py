@@ -63,9 +63,10 @@ def _support_index(spans: list[str], support: str) -> int | None:
     return at if best >= MATCH else None
 
 
-def score(assistant: Any, row: dict[str, Any], answer_order: bool = True) -> Scored | None:
-    """Rank the gold paper's sentences for the question and select as an answer would; None if the paper is missing.
-    ``answer_order=False``: the order by cross-paper relevance alone (bare sentences re-embedded), as before 2026-12-04."""
+def score(assistant: Any, row: dict[str, Any]) -> tuple[Scored, Scored] | None:
+    """Rank the gold paper's sentences for the question and select as an answer would, in the order answers used
+    before 2026-12-04 (cross-paper relevance, bare sentences re-embedded) and in the answer order; None if the paper
+    is missing. The question and sentences are embedded once for both."""
     paper = assistant.paper(row["gold"][0])
     if paper is None:
         return None
@@ -73,15 +74,19 @@ def score(assistant: Any, row: dict[str, Any], answer_order: bool = True) -> Sco
     idf = assistant.retriever.keyword.idf(query_terms(question))
     vector = assistant.embedder.encode([question])[0]
     sentences = [s for s in assistant.store.sentences_of([paper.id]) if s[1].get("paper_hash") == paper.content_hash]
-    ranked = rank_sentences(vector, idf, sentences, embed=assistant.embedder.encode, title=paper.title if answer_order else None)
+    bare = assistant.embedder.encode([doc for doc, _, _ in sentences]) if sentences else None
     source = Source(1, paper.id, paper.title, paper.abstract, paper.url, paper.authors, paper.venue)
-    chosen = select(question, [Evidence(source, ranked)], "single", idf)
-    kept = [paper.abstract[s:e] for s, e, _ in (chosen[0].sentences if chosen else [])]
-    order = [paper.abstract[s:e] for s, e, _ in ranked]
-    at = _support_index(order, row.get("support") or "")
-    text = " ".join(kept).lower()
-    return Scored(first=None if at is None else at == 0, kept=None if at is None else order[at] in kept,
-                  contains=all(s.lower() in text for s in row.get("answer_contains") or []))
+    outcomes = []
+    for title in (None, paper.title):
+        ranked = rank_sentences(vector, idf, sentences, embed=lambda _: bare, title=title)
+        chosen = select(question, [Evidence(source, ranked)], "single", idf)
+        kept = [paper.abstract[s:e] for s, e, _ in (chosen[0].sentences if chosen else [])]
+        order = [paper.abstract[s:e] for s, e, _ in ranked]
+        at = _support_index(order, row.get("support") or "")
+        text = " ".join(kept).lower()
+        outcomes.append(Scored(first=None if at is None else at == 0, kept=None if at is None else order[at] in kept,
+                               contains=all(s.lower() in text for s in row.get("answer_contains") or [])))
+    return outcomes[0], outcomes[1]
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -94,9 +99,10 @@ def main(argv: list[str] | None = None) -> None:
     for split, files in SPLITS.items():
         rows = [json.loads(line) for f in files for line in open(f, encoding="utf-8") if line.strip()]
         rows = [r for r in rows if r["kind"] == "single" and r.get("answer_contains")]
+        both = [pair for pair in (score(assistant, r) for r in rows) if pair is not None]
         contained = []
-        for label, answer_order in (("before", False), ("answer", True)):
-            scored = [s for s in (score(assistant, r, answer_order) for r in rows) if s is not None]
+        for label, index in (("before", 0), ("answer", 1)):
+            scored = [pair[index] for pair in both]
             found = [s for s in scored if s.first is not None]
             first = f"{sum(bool(s.first) for s in found) / len(found):.3f}" if found else "-"
             kept = f"{sum(bool(s.kept) for s in found) / len(found):.3f}" if found else "-"
