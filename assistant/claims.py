@@ -791,6 +791,10 @@ class Abstract:
     # the paper's own method as the abstract names it ("we propose DiPmark", "our DySymNet") or the title leads with
     # it: see ``_baselines_ahead``
     own_names: set[str] = field(default_factory=set)
+    # title and abstract as one string of formula symbols, and its bounds ("O(d² log T)") the same way: see
+    # ``_formula_plain``
+    formulas: str = ""
+    formula_bounds: set[str] = field(default_factory=set)
 
     def mentions(self, name: str) -> int:
         """In how many sentences the abstract names ``name`` (a paper's own method recurs; a one-off detail does not)."""
@@ -858,7 +862,9 @@ class Abstract:
         return cls(abstract, title, spans, sentences, vocabulary, names, whole.numbers,
                    title_terms.names | set(title_terms.weights) | own, acronyms, expansions, said, numbered,
                    fractions, assigned, _bounds(f"{title} {abstract}"), _dimensions(f"{title} {abstract}"),
-                   *_modifiers(f"{title}. {abstract}"), own_names=own_names)
+                   *_modifiers(f"{title}. {abstract}"), own_names=own_names,
+                   formulas=_formula_plain(f"{title}. {abstract}"),
+                   formula_bounds={_formula_plain(f) for f, bound in _formulas(f"{title}. {abstract}") if bound})
 
 
 @dataclass
@@ -1026,6 +1032,9 @@ def _faults(claim_text: str, claim: Terms, paper: Abstract, chosen: list[int], s
     unknown_math = _unknown_math_atoms(math, paper)
     if unknown_math:
         yield "fact", f"'{unknown_math[0]}' is not in the abstract's formulas"
+    formula = _formula_missing(claim_text, paper)
+    if formula:
+        yield "fact", f"the abstract gives no {formula}"
     in_math = numbers(" ".join(math))  # in formulas the words around a number are LaTeX: the sentence must have it
     supporting = [paper.sentences[i] for i in chosen]
     missing_numbers = {n for n in claim.numbers if n not in _numbers_of(paper, chosen)} & in_math
@@ -1324,6 +1333,71 @@ def _wrong_exact_values(claim_text: str, paper: Abstract) -> list[str]:
     wrong += sorted(f"{d}D {word}" for key, (word, dims) in _dimensions(claim_text).items() if key in paper.dimensions
                     for d in dims - paper.dimensions[key][1])
     return wrong
+
+
+_SUPERSCRIPT_RUN = re.compile("[⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺]+")
+_SUPERSCRIPT_DIGITS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
+_SPELT_GREEK = re.compile(r"\\?\b(" + "|".join(_GREEK) + r"|varepsilon|varphi)\b", re.IGNORECASE)
+# a bound ("O(d log T)", "Õ(√(dT))", "Ω(1)", "o(1)") opens here; its argument runs to the matching parenthesis
+_BOUND_OPEN = re.compile(r"(?<![^\W\d_])[OΩΘoω]\u0303?\s*\(")
+# a power or a root outside a bound: "k²/ε²", "T^(2/3)", "d√T"
+_POWER = re.compile(r"[^\s,;]*(?:\^|√|sqrt\()[^\s,;]*")
+
+
+def _readable_math(text: str) -> str:
+    """LaTeX as text, superscripts as powers ("ε⁻²" is "ε^-2", like ``\\epsilon^{-2}``)."""
+    from ingest.cleaning import unescape_latex
+
+    return _SUPERSCRIPT_RUN.sub(lambda m: "^" + m.group(0).translate(_SUPERSCRIPT_DIGITS), unescape_latex(text))
+
+
+def _formula_plain(text: str) -> str:
+    """A formula (or a whole abstract) as one string of its symbols, one spelling each, for substring tests: no
+    spaces, brackets, stars or multiplication dots, accents dropped ("Õ" is "o", "d_bar" is "d"), Greek spelt out or
+    not ("epsilon", "ϵ", "ε"), "√" and "sqrt" alike, "ε^-1" and "1/ε" alike: "Õ(√(d·T))" and
+    "$\\tilde{O}(\\sqrt{dT})$" are both "osqrtdt"."""
+    text = unicodedata.normalize("NFD", _readable_math(text))
+    text = unicodedata.normalize("NFKC", "".join(c for c in text if not unicodedata.combining(c)))
+    text = _SPELT_GREEK.sub(lambda m: _GREEK.get(m.group(1).lower().removeprefix("var"), m.group(1))[0], text)
+    text = re.sub(r"_?(?:bar|hat|tilde)\b", "", text)  # "d_bar" for "d̄", whose accent is dropped
+    text = text.replace("√", "sqrt").replace("\\cdot", "").replace("−", "-").replace("–", "-")
+    plain = re.sub(r"[\s(){}\[\]·⋅*⋆∗]|\^(?=[*⋆∗])", "", text).lower()  # stars as in "v^*" or emphasis say nothing
+    plain = re.sub(r"([^\W\d_])\^-(\d+)", r"1/\1^\2", plain)  # "ε^-3" is "1/ε^3"
+    return re.sub(r"\^1(?![\d./])", "", plain)  # "ε^1" is "ε"
+
+
+def _formulas(text: str) -> list[tuple[str, bool]]:
+    """The bounds, powers and roots a text writes ("O(d log(d + T))", "k²/ε²"), as it writes them, each with whether it
+    is a bound."""
+    text = unicodedata.normalize("NFD", _readable_math(text))  # "Õ" as "O" and a combining tilde
+    found, covered = [], []
+    for m in _BOUND_OPEN.finditer(text):
+        depth, end = 0, None
+        for i in range(m.end() - 1, len(text)):
+            depth += {"(": 1, ")": -1}.get(text[i], 0)
+            if depth == 0:
+                end = i + 1
+                break
+        if end is not None:
+            found.append((unicodedata.normalize("NFC", text[m.start():end]), True))
+            covered.append((m.start(), end))
+    for m in _POWER.finditer(text):
+        token = m.group(0).rstrip(".:")
+        if not any(a <= m.start() and m.end() <= b for a, b in covered) and re.search(r"[^\W\d_]", token):
+            found.append((unicodedata.normalize("NFC", token), False))
+    return found
+
+
+def _formula_missing(claim_text: str, paper: Abstract) -> str:
+    """A bound, power or root of the claim that the abstract never writes: "O(d log T)" where it has "O(d² log T)",
+    "Õ(1/ε)" where it has "Õ(1/ε²)" (a bound must be one of the abstract's whole, not the start of one)."""
+    for formula, is_bound in _formulas(claim_text):
+        plain = _formula_plain(formula)
+        if plain in paper.formula_bounds:
+            continue
+        if plain not in paper.formulas or is_bound and any(b.startswith(plain) for b in paper.formula_bounds):
+            return formula
+    return ""
 
 
 def _unknown_math_atoms(math: list[str], paper: Abstract) -> list[str]:

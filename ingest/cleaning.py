@@ -47,10 +47,15 @@ def vocabulary_of(text: str) -> frozenset[str]:
     return frozenset(re.findall(r"[a-z]+", text.lower()))
 
 
+# papers' own macros for a bound's O ("\\Ocal(\\kappa)"), which a LaTeX reader would drop
+_BIG_O = re.compile(r"\\(?:Ocal|calO|cO|gO|bigO|BigO|tO|Otilde|tilO)(?![A-Za-z])")
+
+
 def _math(match: re.Match[str]) -> str:
-    body = _TEXT_COMMAND.sub(r"\1", match.group(1))
+    body = _TEXT_COMMAND.sub(r"\1", _BIG_O.sub("O", match.group(1)))
     body = re.sub(r"(?<=[\w}])\\(?=[A-Za-z])", r" \\", body)  # "^{-3}\ln\epsilon": "^-3 ln ϵ", not "^-3lnϵ"
-    body = re.sub(r"\\(sqrt|log|exp|min|max|sup|inf|lim)\b\s*(?:\{([^{}]*)\})?",
+    body = re.sub(r"\\[dt]frac(?![A-Za-z])", r"\\frac", body)  # display and text fractions are fractions
+    body = re.sub(r"\\(sqrt|log|exp|min|max|sup|inf|lim)\b\s*(?:\{((?:[^{}]|\{[^{}]*\})*)\})?",
                   lambda m: f"{m.group(1)}({m.group(2)})" if m.group(2) is not None else m.group(1), body)  # \sqrt{T} -> sqrt(T)
     if "\\" in body:
         try:

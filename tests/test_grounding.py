@@ -1409,11 +1409,45 @@ SESSION_31_CASES = [
           'inputs are mapped to the same feature vector.', True),
      ]),
 ]
-RECENT_CASES = SESSION_26_CASES + SESSION_27_CASES + SESSION_28_CASES + SESSION_29_CASES + SESSION_30_CASES + SESSION_31_CASES
+SESSION_32_CASES = [
+    # a bound, power or root is one of the abstract's, whole, however either writes it (LaTeX or Unicode, "ε^-1" or
+    # "1/ε", "√" or "sqrt"): "O(d log(d + T))" is not the abstract's "O(d^2 log(d + T))", nor "Õ(1/ε)" its "Õ(1/ε²)"
+    ("a_bound_is_the_abstracts_whole_32", 'Bandits and testing',
+     r'The generalized algorithm achieves a regret rate of $O ( d^2 \log ( d + T ) )$ for LL-OLQS. We distinguish '
+     r'values separated by $\epsilon$ using $\tilde{O}(\frac{1}{\epsilon^2})$ samples. Our method attains the minimax '
+     r'regret $\tilde{\mathcal{O}}(\sqrt{dT})$. Initialization from $\tilde O(k/\varepsilon^2)$ samples suffices. The '
+     r'iteration complexity is $\mathcal{O}(\epsilon^{-3}\ln\epsilon^{-1})$.',
+     [
+         ('The generalized algorithm achieves a regret rate of O(d² log(d + T)) for LL-OLQS.', True),
+         ('The generalized algorithm achieves a regret rate of O(d log(d + T)) for LL-OLQS.', False),
+         ('Values separated by ε can be distinguished with Õ(1/ε²) samples.', True),
+         ('Values separated by ε can be distinguished with Õ(1/ε) samples.', False),
+         ('The method attains the minimax regret Õ(√(dT)).', True),
+         ('The method attains the minimax regret Õ(d√T).', False),
+         ('Initialization from roughly k/ε² samples suffices.', True),
+         ('Initialization from roughly k²/ε² samples suffices.', False),
+         ('The iteration complexity is O(ε^-3 ln(1/ε)).', True),
+         ('The iteration complexity is O(ε^-4 ln(1/ε)).', False),
+     ]),
+    # a paper's own macro for O ("\Ocal"), a display fraction and a root of an accented letter are read, not dropped
+    ("a_papers_own_macros_for_a_bound_32", 'Preconditioning and kernels',
+     r'Our framework provides an $\Ocal(\kappa^\star \log(1/\varepsilon))$ complexity. The error rate is '
+     r'$\mathcal{O}\left(\sqrt{\dfrac{\gamma_T}{T}} + \dfrac{\gamma_T}{T \varepsilon}\right)$. The regret is '
+     r'bounded by $O(\sqrt{\bar{d}T}(P_T+1))$.',
+     [
+         ('The framework provides an O(κ* log(1/ε)) complexity.', True),
+         ('The framework provides an O(sqrt(κ*) log(1/ε)) complexity.', False),
+         ('The error rate is O(sqrt(γ_T/T) + γ_T/(Tε)).', True),
+         ('The regret is bounded by O(sqrt(d_bar T)(P_T+1)).', True),
+         ('The regret is bounded by O(d_bar sqrt(T)(P_T+1)).', False),
+     ]),
+]
+RECENT_CASES = (SESSION_26_CASES + SESSION_27_CASES + SESSION_28_CASES + SESSION_29_CASES + SESSION_30_CASES + SESSION_31_CASES
+                + SESSION_32_CASES)
 
 
 @pytest.mark.parametrize("what,title,abstract,claims", RECENT_CASES, ids=[c[0] for c in RECENT_CASES])
-def test_session_26_to_31_rules(what, title, abstract, claims):
+def test_session_26_to_32_rules(what, title, abstract, claims):
     test_session_18_rules(what, title, abstract, claims)
 
 

@@ -15,6 +15,9 @@ def test_latex_escapes_and_inline_math_become_plain_text():
     assert clean_text(r"rate $n^{-1/((t+1)^2+4)}$ for $t$ steps") == "rate n^(-1/((t+1)^2+4)) for t steps"
     assert clean_text(r"$\tilde{O}(\sqrt{T})$ regret, $\mu_0$ and \emph{new}") == "Õ(sqrt(T)) regret, μ_0 and new"
     assert clean_text("no latex here: 5% and a $ sign") == "no latex here: 5% and a $ sign"
+    # a paper's own macro for O, display fractions and a root over an accented letter keep their structure
+    assert clean_text(r"an $\Ocal(\kappa \log(1/\varepsilon))$ rate") == "an O(κlog(1/ε)) rate"
+    assert clean_text(r"$\sqrt{\dfrac{\gamma_T}{T}}$ and $\sqrt{\bar{d}T}$") == "sqrt(γ_T/T) and sqrt(d̅T)"
     # font sizes inside a name ("aL\small{LM}4T\small{S}", an ICML 2024 abstract) leave the name whole
     assert clean_text(r"we present $\text{aL\small{LM}4T\small{S}}$, a \small framework") == "we present aLLM4TS, a framework"
 
