@@ -1340,8 +1340,11 @@ _SUPERSCRIPT_DIGITS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "012345
 _SPELT_GREEK = re.compile(r"\\?\b(" + "|".join(_GREEK) + r"|varepsilon|varphi)\b", re.IGNORECASE)
 # a bound ("O(d log T)", "Õ(√(dT))", "Ω(1)", "o(1)") opens here; its argument runs to the matching parenthesis
 _BOUND_OPEN = re.compile(r"(?<![^\W\d_])[OΩΘoω]\u0303?\s*\(")
-# a power or a root outside a bound: "k²/ε²", "T^(2/3)", "d√T"
-_POWER = re.compile(r"[^\s,;]*(?:\^|√|sqrt\()[^\s,;]*")
+# a power, a root or a fraction of symbols outside a bound ("k²/ε²", "T^(2/3)", "d√T", "1/n"), and what may continue
+# it: an operator or a symbol ("N^2 d / M", not "a")
+_POWER = re.compile(r"\S*(?:\^|√|sqrt\()\S*|[(\[]*(?:\d+|[^\W\d_]\d*)/(?:\d+|[^\W\d_]\d*)[)\]]*[.,;:]?")
+_OPERATOR = re.compile(r"[/+\-·×*=<>≤≥]")
+_SYMBOL = re.compile(r"[(\[]*(?:[^\W\d_]|[^\W\d_]?\d+|[^\W\d_]_\w+|log|ln|exp)[)\]]*[.,;:]?")
 
 
 def _readable_math(text: str) -> str:
@@ -1381,11 +1384,31 @@ def _formulas(text: str) -> list[tuple[str, bool]]:
         if end is not None:
             found.append((unicodedata.normalize("NFC", text[m.start():end]), True))
             covered.append((m.start(), end))
-    for m in _POWER.finditer(text):
-        token = m.group(0).rstrip(".:")
-        if not any(a <= m.start() and m.end() <= b for a, b in covered) and re.search(r"[^\W\d_]", token):
-            found.append((unicodedata.normalize("NFC", token), False))
+    tokens = [(m.start(), m.end(), m.group(0)) for m in re.finditer(r"\S+", text)]
+    joined = -1  # the last token already in a formula
+    for i, (start, end, token) in enumerate(tokens):
+        if i <= joined or not _POWER.fullmatch(token) or not re.search(r"[^\W\d_]", token) \
+                or any(a <= start and end <= b for a, b in covered):
+            continue
+        first = last = i
+        while first > 0 and not re.search(r"[.,;:]$", tokens[first - 1][2]) and _continues(tokens[first - 1][2]):
+            first -= 1
+        while last + 1 < len(tokens) and not re.search(r"[.,;:]$", tokens[last][2]) and _continues(tokens[last + 1][2]):
+            last += 1
+        while first < i and _OPERATOR.fullmatch(tokens[first][2]):
+            first += 1
+        while last > i and _OPERATOR.fullmatch(tokens[last][2].rstrip(".,;:")):
+            last -= 1
+        joined = last
+        formula = text[tokens[first][0]:tokens[last][1]].rstrip(".,;:")
+        found.append((unicodedata.normalize("NFC", formula), False))
     return found
+
+
+def _continues(token: str) -> bool:
+    """A token that may carry a formula on: an operator, a symbol ("d", "M", "ε_0", "log") or another power."""
+    return token not in ("a", "A", "I") and bool(
+        _OPERATOR.fullmatch(token) or _SYMBOL.fullmatch(token) or _POWER.fullmatch(token))
 
 
 def _formula_missing(claim_text: str, paper: Abstract) -> str:

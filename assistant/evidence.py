@@ -20,6 +20,7 @@ from vectorstore.store import PaperStore, StoredPaper
 REEMBEDDED_PAPERS = 3
 COSINE_WEIGHT = 0.5  # sentence relevance = this share of cosine similarity + the rest idf-weighted term overlap
 ANSWER_COSINE_WEIGHT = 0.4  # the same share when ordering one paper's sentences for an answer (``_answer_order``)
+OPENING_PENALTY = 0.02  # ... where an abstract's first sentence (its motivation) is answered by later ones
 
 
 @dataclass
@@ -50,7 +51,8 @@ def rank_sentences(question_vec: np.ndarray, idf: dict[str, float], sentences: l
     vectors = embed([doc for doc, _, _ in sentences]) if embed else stored
     cosines = vectors @ question_vec
     scores = _blend(cosine_weight, cosines, idf, tokens, total)
-    order = _answer_order(question_vec, idf, tokens, stored, title, total) if title is not None else scores
+    starts = [int(meta["start"]) for _, meta, _ in sentences]
+    order = _answer_order(question_vec, idf, tokens, stored, title, total, starts) if title is not None else scores
     ranked = sorted(zip(order, ((int(meta["start"]), int(meta["end"]), score) for (_, meta, _), score in zip(sentences, scores))),
                     key=lambda pair: -pair[0])
     return [sentence for _, sentence in ranked]
@@ -63,20 +65,23 @@ def _blend(cosine_weight: float, cosines: np.ndarray, weight: dict[str, float], 
 
 
 def _answer_order(question_vec: np.ndarray, idf: dict[str, float], tokens: list[set[str]], stored: np.ndarray,
-                  title: str, total: float) -> list[float]:
+                  title: str, total: float, starts: list[int]) -> list[float]:
     """How well each sentence of one paper answers the question, compared within the paper only.
 
     The question's words that the title holds say which paper is meant (retrieval found it by them); the
     sentence that answers is the one with the *other* words. So the title's terms count nothing here, and a
     term counts more the fewer of the paper's sentences have it. The cosine is the stored ``title: sentence``
-    vector's, which keeps what "we" and "it" refer to. ``ANSWER_COSINE_WEIGHT`` was chosen on
-    ``benchmarks/data/answerability_train1-3`` and is reported on files 4-6 (``python -m benchmarks.sentences``).
+    vector's, which keeps what "we" and "it" refer to. The abstract's first sentence, which sets out the problem, loses
+    ``OPENING_PENALTY``. Both settings were chosen on ``benchmarks/data/answerability_train1-3`` and are reported on
+    files 4-6 (``python -m benchmarks.sentences``).
     """
     titled = set(tokenize([title])[0])
     n = len(tokens)
     weight = {t: w * np.log(1 + n / (1 + sum(t in present for present in tokens))) / np.log(1 + n)
               for t, w in idf.items() if t not in titled}
-    return _blend(ANSWER_COSINE_WEIGHT, stored @ question_vec, weight, tokens, total)
+    first = min(starts)
+    return [score - OPENING_PENALTY * (start == first)
+            for score, start in zip(_blend(ANSWER_COSINE_WEIGHT, stored @ question_vec, weight, tokens, total), starts)]
 
 
 def select_evidence(store: PaperStore, embed: Callable[[list[str]], np.ndarray], vector: np.ndarray, idf: dict[str, float],

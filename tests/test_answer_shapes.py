@@ -383,6 +383,24 @@ def test_an_answer_orders_a_papers_sentences_by_the_words_its_title_does_not_hol
     assert sorted(by_answer) == sorted(by_relevance)  # each sentence keeps its cross-paper score
 
 
+def test_an_abstracts_opening_sentence_yields_to_a_later_one_that_answers_as_well():
+    """The first sentence sets out the problem; of two sentences that answer alike, the later one is quoted first
+    (``evidence.OPENING_PENALTY``)."""
+    import numpy as np
+
+    from assistant.evidence import rank_sentences
+
+    sentences = ["Reasoning in merged models is poorly understood.", "Reasoning sits in the middle-to-late layers."]
+    starts = [0, len(sentences[0]) + 1]
+    rows = [(s, {"start": a, "end": a + len(s)}, np.ones(2, dtype=np.float32) / np.sqrt(2)) for s, a in zip(sentences, starts)]
+    question = np.ones(2, dtype=np.float32) / np.sqrt(2)
+    idf = {"reason": 2.0, "where": 1.0}
+    by_answer = rank_sentences(question, idf, rows, title="Bring Reason to Vision")
+    assert [a for a, _, _ in by_answer] == [starts[1], starts[0]]
+    by_answer = rank_sentences(question, idf, rows[::-1], title="Bring Reason to Vision")
+    assert [a for a, _, _ in by_answer] == [starts[1], starts[0]]
+
+
 @pytest.fixture(scope="module")
 def heldout_papers(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, shared: Path) -> Assistant:
     """Three papers of ``benchmarks/data/near_miss_heldout*`` whose answering sentence the cross-paper order ranked fourth."""

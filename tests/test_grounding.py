@@ -1441,6 +1441,16 @@ SESSION_32_CASES = [
          ('The regret is bounded by O(sqrt(d_bar T)(P_T+1)).', True),
          ('The regret is bounded by O(d_bar sqrt(T)(P_T+1)).', False),
      ]),
+    # outside a bound, a fraction of symbols and the symbols and operators around a power are one formula
+    ("a_formula_outside_a_bound_32", 'Attention and sensitivity',
+     r'The WS of standard random features is of order $1/\sqrt{n}$, $n$ being the number of words. FlashAttention '
+     r'requires $\frac{N^2d^2}{M}$ I/O operations where $M$ is the size of cache.',
+     [
+         ('The word sensitivity of standard random features is of order 1/√n, where n is the number of words.', True),
+         ('The word sensitivity of standard random features is of order 1/n, where n is the number of words.', False),
+         ('FlashAttention requires N^2 d^2 / M I/O operations, where M is the cache size.', True),
+         ('FlashAttention requires N^2 d / M I/O operations, where M is the cache size.', False),
+     ]),
 ]
 RECENT_CASES = (SESSION_26_CASES + SESSION_27_CASES + SESSION_28_CASES + SESSION_29_CASES + SESSION_30_CASES + SESSION_31_CASES
                 + SESSION_32_CASES)
