@@ -23,7 +23,7 @@ from assistant.filters import LISTING_ENGINE, CatalogCache, Filters, listing, to
 from assistant.grounding import verify
 from assistant import lists
 from assistant.paper_map import PaperMap, PaperMapCache
-from assistant.selection import (LIST_SHOWN, Shape, names_all, near_miss_text, question_shape, render, select, unanswered,
+from assistant.selection import (LIST_SHOWN, Paraphrases, Shape, names_all, near_miss_text, question_shape, render, select, unanswered,
                                  with_named_paper)
 from assistant.related import related as find_related
 from assistant.retrieval import FusionConfig, HybridRetriever
@@ -108,6 +108,7 @@ class Assistant:
         self.store = PaperStore(self.settings)
         self.settings = self.store.settings  # the embedding precision resolved against the store (``auto``)
         self.embedder = Embedder.from_settings(self.settings)
+        self.paraphrases = Paraphrases(self.embedder.encode)
         if auto_ingest:
             ensure_corpus(self.store, self.settings, announce or (lambda msg: None))
         self.retriever = HybridRetriever(store=self.store, keyword=KeywordIndex(self.store), embedder=self.embedder,
@@ -287,7 +288,7 @@ class Assistant:
         named = with_named_paper(query, idf, selected, evidence) if shape == "single" else selected
         # "A and B": a paper whose title holds what the first never mentions joins; papers the question names are judged together
         together, selected = len(named) > len(selected) or names_all(query, selected), named
-        gap = unanswered(query, idf, selected, together) if shape == "single" else ""
+        gap = unanswered(query, idf, selected, together, paraphrases=self.paraphrases) if shape == "single" else ""
         if gap:  # on the topic, but no paper says what was asked: say so, quote the nearest
             turn.near_miss = True
             turn.text, turn.citations, _ = verify(near_miss_text(gap, evidence), [ev.source for ev in evidence], turn.question)

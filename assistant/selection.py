@@ -8,8 +8,11 @@ question as the lead paper's (``PAPER_MARGIN``), so answers do not pad with unre
 from __future__ import annotations
 
 import re
+import threading
 from functools import lru_cache
 from typing import Callable, Literal
+
+import numpy as np
 
 from assistant.answer_types import Slot, asked_phrase, asked_slot, mentions, slot_filled
 from assistant.evidence import Evidence
@@ -175,6 +178,9 @@ def render(selected: list[Evidence], shape: Shape) -> str:
 
 NEAR_MISS_SHARE = 0.35  # share of the question's weight that a paper never mentions: on topic, not answered
 ASKED_SHARE = 0.7       # value questions: share of the weight of the words outside the paper's title that it never mentions
+# a word the question writes and the paper never does is said in other words when the embedding model puts it this close
+# to one of the paper's words ("tiny": "small"); chosen on benchmarks/data/answerability_train1-3 (README, Quality)
+PARAPHRASE_COSINE = 0.7
 NAME_RARITY = 1.0       # a question word this rare in English (a name: "Nester", "ManyTypes4Py") that the paper has identifies it
 ASKED_WORDS = 2         # ... and at least this many of those words: one alone is as often a synonym ("what guarantees
                         # does LoSAM prove?": it proves consistency) as an absent attribute
@@ -200,8 +206,38 @@ def asks_value(question: str) -> bool:
     return bool(_VALUE.search(question))
 
 
+class Paraphrases:
+    """Whether a paper says a word in other words: the embedding model's cosine between the word and each of the
+    paper's words reaches ``PARAPHRASE_COSINE``. Word vectors are cached (a few thousand words cover many questions)."""
+
+    def __init__(self, embed: Callable[[list[str]], np.ndarray], limit: int = 100_000) -> None:
+        self.embed, self.limit = embed, limit
+        self._vectors: dict[str, np.ndarray] = {}
+        self._lock = threading.Lock()
+
+    def _of(self, words: list[str]) -> np.ndarray:
+        with self._lock:
+            known = {w: self._vectors[w] for w in words if w in self._vectors}
+        new = [w for w in dict.fromkeys(words) if w not in known]
+        if new:
+            known.update(zip(new, self.embed(new)))
+            with self._lock:
+                if len(self._vectors) + len(new) > self.limit:
+                    self._vectors.clear()
+                self._vectors.update((w, known[w]) for w in new)
+        return np.stack([known[w] for w in words])
+
+    def said(self, word: str, text: str) -> bool:
+        from vectorstore.text import FUNCTION_WORDS
+
+        words = sorted({w.lower() for w in re.findall(r"[A-Za-z][A-Za-z-]{2,}", text)} - set(FUNCTION_WORDS))
+        if not words:
+            return False
+        return float((self._of(words) @ self._of([word.lower()])[0]).max()) >= PARAPHRASE_COSINE
+
+
 def unanswered(question: str, idf: dict[str, float], selected: list[Evidence], together: bool = False,
-               asked_share: float | None = None) -> str:
+               asked_share: float | None = None, paraphrases: Paraphrases | None = None) -> str:
     """What the lead paper lacks, when no selected paper answers the question (a near miss: the paper is on the
     topic but does not say what was asked): 'never mentions “x”, “y”' or 'gives no number for “expert raters”'.
     Else ``""``.
@@ -222,13 +258,14 @@ def unanswered(question: str, idf: dict[str, float], selected: list[Evidence], t
 
     Each selected paper is judged alone (a single-paper question is answered by one paper, not by pooling the
     words of two); ``together`` judges them as one, for a question that names two papers (``with_named_paper``).
+    With ``paraphrases``, a word the paper says in other words is not missing ("tiny datasets": "small data").
     """
     if not idf or not selected:
         return ""
     weight, surface = _question_weights(question, idf)
     value, slot = asks_value(question), asked_slot(question)
     groups = [selected] if together else [[ev] for ev in selected]
-    missing = [_missing(weight, surface, group) for group in groups]
+    missing = [_missing(weight, surface, group, paraphrases) for group in groups]
     share = ASKED_SHARE if asked_share is None else asked_share
     if any(_answers(weight, surface, group, unmatched, value, share) and not _slot_empty(slot, question, group)
            for group, unmatched in zip(groups, missing)):
@@ -246,12 +283,15 @@ def _slot_empty(slot: Slot | None, question: str, group: list[Evidence]) -> bool
         for ev in group)
 
 
-def _missing(weight: dict[str, float], surface: dict[str, str], group: list[Evidence]) -> list[str]:
-    """The question's terms that the papers of ``group`` never mention (LaTeX "L^2" read as "L2", acronyms written out)."""
+def _missing(weight: dict[str, float], surface: dict[str, str], group: list[Evidence],
+             paraphrases: Paraphrases | None = None) -> list[str]:
+    """The question's terms that the papers of ``group`` never mention (LaTeX "L^2" read as "L2", acronyms written out;
+    with ``paraphrases``, nor in other words)."""
     text = " ".join(_scripts_as_words(f"{ev.source.title} {ev.source.abstract}") for ev in group)
     present = _terms([text])
-    return [t for t in weight if t not in present and not _spelled_out(surface.get(t, t), text)
-            and not (_terms([_scripts_as_words(surface.get(t, t))]) or {t}) <= present]  # "ℓ_p" in the question, "ℓ_p" there
+    missing = [t for t in weight if t not in present and not _spelled_out(surface.get(t, t), text)
+               and not (_terms([_scripts_as_words(surface.get(t, t))]) or {t}) <= present]  # "ℓ_p" in the question, "ℓ_p" there
+    return [t for t in missing if not paraphrases.said(surface.get(t, t), text)] if paraphrases and missing else missing
 
 
 def _scripts_as_words(text: str) -> str:

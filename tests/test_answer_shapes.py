@@ -435,3 +435,25 @@ def test_the_sentence_that_answers_reaches_the_answer_though_others_repeat_the_t
     answer = heldout_papers.ask(question)
     assert not answer.abstained and not answer.near_miss, answer.text
     assert expected in answer.text, answer.text
+
+
+def test_a_word_the_paper_says_in_other_words_is_not_missing():
+    """With the packaged embedding model, a question's word that the abstract says in other words ("several":
+    "many", "harder": "difficult") does not make the question a near miss; a detail the abstract lacks still does."""
+    from assistant.evidence import Evidence
+    from assistant.selection import Paraphrases, unanswered
+    from assistant.types import Source
+    from vectorstore.embeddings import Embedder
+    from vectorstore.settings import Settings
+
+    abstract = ("When many experimenters compete for the same participants, treatment effects become difficult to "
+                "estimate. We propose an estimator that corrects for the competition.")
+    lead = Evidence(Source(1, "a", "Competing Experimenters", abstract), [(0, abstract.index(" We") , 0.9)])
+    paraphrases = Paraphrases(Embedder(Settings().embedding_model).encode)
+    question = "Why does competition between several experimenters make treatment effects harder to estimate?"
+    # as in a real store, abstracts rarely write "several" and "harder": they weigh more than "effects"
+    idf = {t: 4.0 if t in ("sever", "harder") else 1.0 for t in _idf(question)}
+    assert unanswered(question, idf, [lead])  # word for word, "several" and "harder" are missing
+    assert not unanswered(question, idf, [lead], paraphrases=paraphrases)
+    detail = "Under which software license is the treatment effect estimator released?"
+    assert unanswered(detail, _idf(detail), [lead], paraphrases=paraphrases)
