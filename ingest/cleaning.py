@@ -16,6 +16,8 @@ _ESCAPES = {"\\%": "%", "\\&": "&", "\\_": "_", "\\#": "#", "\\$": "\uFF04"}  # 
 _INLINE_MATH = re.compile(r"(?<!\\)\$([^$\n]{1,200}?)(?<!\\)\$")
 # font sizes say nothing: "\\text{aL\\small{LM}4T\\small{S}}" is "aLLM4TS"
 _FONT_SIZE = re.compile(r"\\(?:tiny|scriptsize|footnotesize|small|normalsize|large|Large|LARGE|huge|Huge)(?![A-Za-z])(?:\{([^{}]*)\}|\s*)")
+# old-style font switches: "{\\sl distributional-lifting theorem}", "{\\it RieM}"
+_FONT_SWITCH = re.compile(r"\{\\(?:sl|it|bf|em|rm|tt|sc|sf)\s+([^{}]*)\}")
 _TEXT_COMMAND = re.compile(r"\\(?:textbf|textit|emph|texttt|textrm|textsc|mathrm|mathbf|mathit|text)\{([^{}]*)\}")
 
 
@@ -52,7 +54,7 @@ _BIG_O = re.compile(r"\\(?:Ocal|calO|cO|gO|bigO|BigO|tO|Otilde|tilO)(?![A-Za-z])
 
 
 def _math(match: re.Match[str]) -> str:
-    body = _TEXT_COMMAND.sub(r"\1", _BIG_O.sub("O", match.group(1)))
+    body = _TEXT_COMMAND.sub(r"\1", _FONT_SWITCH.sub(r"\1", _BIG_O.sub("O", match.group(1))))
     body = re.sub(r"(?<=[\w}])\\(?=[A-Za-z])", r" \\", body)  # "^{-3}\ln\epsilon": "^-3 ln ϵ", not "^-3lnϵ"
     body = re.sub(r"\\[dt]frac(?![A-Za-z])", r"\\frac", body)  # display and text fractions are fractions
     body = re.sub(r"\\(sqrt|log|exp|min|max|sup|inf|lim)\b\s*(?:\{((?:[^{}]|\{[^{}]*\})*)\})?",
@@ -74,6 +76,7 @@ def unescape_latex(text: str) -> str:
     for escape, plain in _ESCAPES.items():
         text = text.replace(escape, plain)
     text = _FONT_SIZE.sub(lambda m: m.group(1) or "", text)
+    text = _FONT_SWITCH.sub(r"\1", text)
     text = _TEXT_COMMAND.sub(r"\1", text)
     text = _INLINE_MATH.sub(_math, text)
     return text.replace("\uFF04", "$")

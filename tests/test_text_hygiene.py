@@ -18,6 +18,9 @@ def test_latex_escapes_and_inline_math_become_plain_text():
     # a paper's own macro for O, display fractions and a root over an accented letter keep their structure
     assert clean_text(r"an $\Ocal(\kappa \log(1/\varepsilon))$ rate") == "an O(κlog(1/ε)) rate"
     assert clean_text(r"$\sqrt{\dfrac{\gamma_T}{T}}$ and $\sqrt{\bar{d}T}$") == "sqrt(γ_T/T) and sqrt(d̅T)"
+    # old-style font switches, in text and in math
+    assert clean_text(r"we prove a {\sl distributional-lifting theorem} for $\mathcal{D}$ and {\it RieM}") == \
+        "we prove a distributional-lifting theorem for 𝒟 and RieM"
     # font sizes inside a name ("aL\small{LM}4T\small{S}", an ICML 2024 abstract) leave the name whole
     assert clean_text(r"we present $\text{aL\small{LM}4T\small{S}}$, a \small framework") == "we present aLLM4TS, a framework"
 
