@@ -291,7 +291,7 @@ class Assistant:
         gap = unanswered(query, idf, selected, together, paraphrases=self.paraphrases) if shape == "single" else ""
         if gap:  # on the topic, but no paper says what was asked: say so, quote the nearest
             turn.near_miss = True
-            turn.text, turn.citations, _ = verify(near_miss_text(gap, evidence), [ev.source for ev in evidence], turn.question)
+            turn.text, turn.citations, _ = verify(near_miss_text(gap, selected), [ev.source for ev in selected], turn.question)
             yield "delta", turn.text
             return
         try:

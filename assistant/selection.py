@@ -404,6 +404,7 @@ NAMED_TITLE_SHARE = 1 / 3  # ... and the share of its title's words the question
 
 def near_miss_text(gap: str, evidence: list[Evidence], papers: int = 3) -> str:
     """What a near miss says: that no paper answers it, what the closest lacks (``unanswered``), and the nearest
-    papers' closest sentence."""
+    papers' closest sentence (the first ``papers`` of ``evidence``: the selected ones, so no unrelated paper pads it)."""
     nearest = [_keep(ev, 1) for ev in evidence[:papers] if ev.sentences]
-    return f"No paper here says this: the closest one {gap}. Nearest papers:\n" + render(nearest, "single")
+    heading = "Nearest papers:" if len(nearest) > 1 else "Nearest paper:"
+    return f"No paper here says this: the closest one {gap}. {heading}\n" + render(nearest, "single")
