@@ -95,6 +95,13 @@ class _Papers:
         return None
 
 
+    def unattributed(self, claim_text: str, threshold: float) -> str:
+        """Why an unmarked claim got no marker although a source covers it this well: that source's verdict (the
+        entailment model read it otherwise, say), else ``""``."""
+        covered = [v for v in (self.check(claim_text, n) for n in self.prepared) if v.score >= threshold and v.reason]
+        return max(covered, key=lambda v: v.score).reason if covered else ""
+
+
 _RIVAL_MARGIN = 0.25  # another paper covers the claim this much better: the marker names the wrong paper
 _GROUP_SHARE = 0.25  # each paper of a grouped citation [1, 2] must cover this share of the claim
 
@@ -175,7 +182,9 @@ def verify(text: str, sources: list[Source], question: str = "", attribute: floa
         checked = _MARKER.sub(replace, claim)
         if strict and not kept_any:
             if not had_marker:
-                removed.append(Removed(marker=None, paper_id=None, claim=_tidy(claim_text), reason="no citation"))
+                why = papers.unattributed(claim_text, attribute) if attribute else ""
+                removed.append(Removed(marker=None, paper_id=None, claim=_tidy(claim_text),
+                                       reason=f"no citation ({why})" if why else "no citation"))
             trailing = claim[len(claim.rstrip()):]
             pieces.append("\n" if "\n" in trailing else "")
             continue

@@ -100,7 +100,7 @@ def test_unmarked_claim_restating_another_paper_is_caught():
     fine = "Dirichlet energy distillation preserves the smoothing effects of GNN layers."
     assert [c.paper_id for c in verify(fine, SOURCES, attribute=0.6)[1]] == ["p-tined"]
     _, _, removed = verify(text, SOURCES, attribute=0.6, strict=True)
-    assert [r.reason for r in removed] == ["no citation"]
+    assert [r.reason for r in removed] == ["no citation ('nester' is not in the abstract)"]
 
 
 # ---------------------------------------------------------------- claim by claim (issue 11)
@@ -1132,6 +1132,19 @@ def test_faults_as_sure_as_a_number_are_not_overruled_by_the_model(monkeypatch):
                      learned=True).supported
     assert check("HIMA outperforms prior methods in strategic clarity on video.", paper, learned=True).supported
     assert not check("HIMA outperforms prior methods in strategic clarity on video.", paper).supported
+
+
+def test_an_unmarked_claim_the_model_reads_otherwise_says_why_it_has_no_citation(monkeypatch):
+    """An LLM's unmarked sentence that paper 1 covers, which the learned check vetoes, is removed as "no citation"
+    with the check's reason, not as if no paper covered it."""
+    from assistant import entailment
+
+    monkeypatch.setattr(entailment, "contradicted", lambda claim, evidence, probe=False: True)
+    text = "The distillation of Dirichlet energy preserves the smoothing effects of the GNN layers."
+    assert [c.paper_id for c in verify(text, SOURCES, attribute=0.6)[1]] == ["p-tined"]  # the rules alone keep it
+    _, citations, removed = verify(text, SOURCES, attribute=0.6, strict=True, learned=True)
+    assert citations == []
+    assert [r.reason for r in removed] == ["no citation (the abstract says otherwise (entailment model))"]
 
 
 SESSION_27_CASES = [
