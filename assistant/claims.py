@@ -516,16 +516,17 @@ def analyse(text: str, stated: bool = False) -> Terms:
         following = following[: next((k for k, w in enumerate(following) if w[0].isdigit() and i + 1 + k < len(matches)
                                       and re.search(r"[,;(]", text[matches[i].end() : matches[i + 1 + k].start()])),
                                      len(following))]
+        skipped = 0
         if following[:1] == ["more"] and "than" not in lowered[i + 2 :]:
-            following = following[1:]  # "into 25 more languages": a count of added things, not a difference
-        before = lowered[max(i - 3, 0) : i]
-        window = before + following
+            following, skipped = following[1:], 1  # "into 25 more languages": a count of added things, not a difference
+        # the window's words with their places in the text, to read the word before or after one at its edge
+        places = [*range(max(i - 3, 0), i), *range(i + 1 + skipped, i + 1 + skipped + len(following))]
         # not "two inputs rather than one" (a contrast), nor "Code Llama 34B, by contrast, reaches"
         # nor "tested by pretraining 8B LMs": "by" and a gerund is the means, not the size of a change ("by 38.77%,
         # demonstrating": the number stands between them)
-        cues = [w for k, w in enumerate(window) if not (w == "than" and window[k - 1 : k] == ["rather"])
-                and not (w == "by" and window[k + 1 : k + 2] and (window[k + 1] in _BY_PHRASES or (
-                    k + 1 != len(before) and window[k + 1].endswith("ing"))))]
+        cues = [lowered[k] for k in places if not (lowered[k] == "than" and lowered[k - 1 : k] == ["rather"])
+                and not (lowered[k] == "by" and lowered[k + 1 : k + 2] and (lowered[k + 1] in _BY_PHRASES or (
+                    k + 1 != i and lowered[k + 1].endswith("ing"))))]
         return bool(_RELATIVE_CUES & set(cues))
 
     def listed_with(i: int) -> list[int]:

@@ -1464,6 +1464,18 @@ SESSION_32_CASES = [
          ('FlashAttention requires N^2 d^2 / M I/O operations, where M is the cache size.', True),
          ('FlashAttention requires N^2 d / M I/O operations, where M is the cache size.', False),
      ]),
+    # a word at the edge of a number's window is read with its neighbour outside it: "100% data usability by
+    # augmenting" gives the means, not a difference of 100%; "rather than with a single number" is a contrast
+    ("a_window_edge_reads_its_neighbour_32", 'exUMI',
+     'We present exUMI, a data collection device that enhances the vanilla UMI with robust proprioception, achieving 100% '
+     'data usability. Rather than comparing systems using a single number, they should be compared on a plane. '
+     'It improves accuracy by 5% over the baseline.',
+     [
+         ('exUMI is a data collection device that reaches 100% data usability by augmenting the vanilla UMI with robust '
+          'proprioception.', True),
+         ('The authors compare systems on a plane rather than with a single number.', True),
+         ('exUMI improves data usability by 100% over the vanilla UMI.', False),
+     ]),
 ]
 RECENT_CASES = (SESSION_26_CASES + SESSION_27_CASES + SESSION_28_CASES + SESSION_29_CASES + SESSION_30_CASES + SESSION_31_CASES
                 + SESSION_32_CASES)
