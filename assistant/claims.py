@@ -329,7 +329,9 @@ def synonyms(word_stem: str) -> frozenset[str]:
 
 
 _EMPHASIS = re.compile(r"\*+(?=\w)|(?<=\w)\*+")
-_SUPERSCRIPTS = str.maketrans({c: f"^{d}" for c, d in zip("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")})  # "ε²" as "ε^2", like LaTeX
+# superscripts as powers, like LaTeX: "ε²" is "ε^2", "ε⁻²" "ε^-2", "10¹⁰" "10^10"
+_SUPERSCRIPT_RUN = re.compile("[⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺]+")
+_SUPERSCRIPT_DIGITS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
 
 
 def unescape_latex_numbers(text: str) -> str:
@@ -337,7 +339,8 @@ def unescape_latex_numbers(text: str) -> str:
     from ingest.cleaning import unescape_latex
 
     text = _EMPHASIS.sub("", text)  # "**S**pecies-**P**rofile" is "Species-Profile"
-    return unescape_latex(text).replace("\\times", "×").replace("$", "").translate(_SUPERSCRIPTS)
+    text = unescape_latex(text).replace("\\times", "×").replace("$", "")
+    return _SUPERSCRIPT_RUN.sub(lambda m: "^" + m.group(0).translate(_SUPERSCRIPT_DIGITS), text)
 
 
 _ENUMERATOR = re.compile(r"(?:(?<=[\s:;,])|^)\(?(?:\d{1,2}|[ivx]{1,4})\)(?=\s)")  # "1) it enables", "(ii) the"
@@ -864,8 +867,8 @@ class Abstract:
                    title_terms.names | set(title_terms.weights) | own, acronyms, expansions, said, numbered,
                    fractions, assigned, _bounds(f"{title} {abstract}"), _dimensions(f"{title} {abstract}"),
                    *_modifiers(f"{title}. {abstract}"), own_names=own_names,
-                   formulas=_formula_plain(f"{title}. {abstract}"),
-                   formula_bounds={_formula_plain(f) for f, bound in _formulas(f"{title}. {abstract}") if bound})
+                   formulas=_formula_plain(readable),
+                   formula_bounds={_formula_plain(f) for f, bound in _formulas(readable) if bound})
 
 
 @dataclass
@@ -1336,8 +1339,6 @@ def _wrong_exact_values(claim_text: str, paper: Abstract) -> list[str]:
     return wrong
 
 
-_SUPERSCRIPT_RUN = re.compile("[⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺]+")
-_SUPERSCRIPT_DIGITS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
 _SPELT_GREEK = re.compile(r"\\?\b(" + "|".join(_GREEK) + r"|varepsilon|varphi)\b", re.IGNORECASE)
 # a bound ("O(d log T)", "Õ(√(dT))", "Ω(1)", "o(1)") opens here; its argument runs to the matching parenthesis
 _BOUND_OPEN = re.compile(r"(?<![^\W\d_])[OΩΘoω]\u0303?\s*\(")
@@ -1348,19 +1349,12 @@ _OPERATOR = re.compile(r"[/+\-·×*=<>≤≥]")
 _SYMBOL = re.compile(r"[(\[]*(?:[^\W\d_]|[^\W\d_]?\d+|[^\W\d_]_\w+|log|ln|exp)[)\]]*[.,;:]?")
 
 
-def _readable_math(text: str) -> str:
-    """LaTeX as text, superscripts as powers ("ε⁻²" is "ε^-2", like ``\\epsilon^{-2}``)."""
-    from ingest.cleaning import unescape_latex
-
-    return _SUPERSCRIPT_RUN.sub(lambda m: "^" + m.group(0).translate(_SUPERSCRIPT_DIGITS), unescape_latex(text))
-
-
 def _formula_plain(text: str) -> str:
     """A formula (or a whole abstract) as one string of its symbols, one spelling each, for substring tests: no
     spaces, brackets, stars or multiplication dots, accents dropped ("Õ" is "o", "d_bar" is "d"), Greek spelt out or
     not ("epsilon", "ϵ", "ε"), "√" and "sqrt" alike, "ε^-1" and "1/ε" alike: "Õ(√(d·T))" and
     "$\\tilde{O}(\\sqrt{dT})$" are both "osqrtdt"."""
-    text = unicodedata.normalize("NFD", _readable_math(text))
+    text = unicodedata.normalize("NFD", unescape_latex_numbers(text))
     text = unicodedata.normalize("NFKC", "".join(c for c in text if not unicodedata.combining(c)))
     text = _SPELT_GREEK.sub(lambda m: _GREEK.get(m.group(1).lower().removeprefix("var"), m.group(1))[0], text)
     text = re.sub(r"_?(?:bar|hat|tilde)\b", "", text)  # "d_bar" for "d̄", whose accent is dropped
@@ -1373,7 +1367,7 @@ def _formula_plain(text: str) -> str:
 def _formulas(text: str) -> list[tuple[str, bool]]:
     """The bounds, powers and roots a text writes ("O(d log(d + T))", "k²/ε²"), as it writes them, each with whether it
     is a bound."""
-    text = unicodedata.normalize("NFD", _readable_math(text))  # "Õ" as "O" and a combining tilde
+    text = unicodedata.normalize("NFD", unescape_latex_numbers(text))  # "Õ" as "O" and a combining tilde
     found, covered = [], []
     for m in _BOUND_OPEN.finditer(text):
         depth, end = 0, None

@@ -94,7 +94,6 @@ class _Papers:
             return good[0][1]
         return None
 
-
     def unattributed(self, claim_text: str, threshold: float) -> str:
         """Why an unmarked claim got no marker although a source covers it this well: that source's verdict (the
         entailment model read it otherwise, say), else ``""``."""

@@ -16,6 +16,7 @@ import numpy as np
 
 from assistant.answer_types import Slot, asked_phrase, asked_slot, mentions, slot_filled
 from assistant.evidence import Evidence
+from vectorstore.text import FUNCTION_WORDS
 
 Shape = Literal["single", "list", "compare"]
 
@@ -208,7 +209,9 @@ def asks_value(question: str) -> bool:
 
 class Paraphrases:
     """Whether a paper says a word in other words: the embedding model's cosine between the word and each of the
-    paper's words reaches ``PARAPHRASE_COSINE``. Word vectors are cached (a few thousand words cover many questions)."""
+    paper's words reaches ``PARAPHRASE_COSINE``. Word vectors are cached (a few thousand words cover many questions).
+    Each word is embedded alone: an int8 encoder's vectors depend on the batch, and a word's must not depend on which
+    questions came before."""
 
     def __init__(self, embed: Callable[[list[str]], np.ndarray], limit: int = 100_000) -> None:
         self.embed, self.limit = embed, limit
@@ -220,20 +223,20 @@ class Paraphrases:
             known = {w: self._vectors[w] for w in words if w in self._vectors}
         new = [w for w in dict.fromkeys(words) if w not in known]
         if new:
-            known.update(zip(new, self.embed(new)))
+            known.update((w, self.embed([w])[0]) for w in new)
             with self._lock:
                 if len(self._vectors) + len(new) > self.limit:
                     self._vectors.clear()
                 self._vectors.update((w, known[w]) for w in new)
         return np.stack([known[w] for w in words])
 
-    def said(self, word: str, text: str) -> bool:
-        from vectorstore.text import FUNCTION_WORDS
-
-        words = sorted({w.lower() for w in re.findall(r"[A-Za-z][A-Za-z-]{2,}", text)} - set(FUNCTION_WORDS))
-        if not words:
-            return False
-        return float((self._of(words) @ self._of([word.lower()])[0]).max()) >= PARAPHRASE_COSINE
+    def said(self, words: list[str], text: str) -> list[bool]:
+        """For each of ``words``, whether ``text`` has a word this close to it (one matrix product for all)."""
+        theirs = sorted({w.lower() for w in re.findall(r"[A-Za-z][A-Za-z-]{2,}", text)} - FUNCTION_WORDS)
+        if not theirs or not words:
+            return [False] * len(words)
+        closest = (self._of([w.lower() for w in words]) @ self._of(theirs).T).max(axis=1)
+        return [bool(c >= PARAPHRASE_COSINE) for c in closest]
 
 
 def unanswered(question: str, idf: dict[str, float], selected: list[Evidence], together: bool = False,
@@ -291,7 +294,9 @@ def _missing(weight: dict[str, float], surface: dict[str, str], group: list[Evid
     present = _terms([text])
     missing = [t for t in weight if t not in present and not _spelled_out(surface.get(t, t), text)
                and not (_terms([_scripts_as_words(surface.get(t, t))]) or {t}) <= present]  # "ℓ_p" in the question, "ℓ_p" there
-    return [t for t in missing if not paraphrases.said(surface.get(t, t), text)] if paraphrases and missing else missing
+    if paraphrases is None or not missing:
+        return missing
+    return [t for t, said in zip(missing, paraphrases.said([surface.get(t, t) for t in missing], text)) if not said]
 
 
 def _scripts_as_words(text: str) -> str:
