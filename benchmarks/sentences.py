@@ -12,9 +12,10 @@ lost to both. This scores the ranking alone, on the gold paper (retrieval is mea
 Prints, per split, for the order answers use (``evidence._answer_order``) and the order before it (cross-paper
 relevance, bare sentences re-embedded): the support sentence ranked first, kept among the selected sentences,
 and the kept sentences containing every expected string (``paperchat eval``'s "answers contain expected"), with
-the ratio of the last between the two orders.
+the ratio of the last between the two orders. ``--penalties`` adds the answer order under other values of
+``evidence.OPENING_PENALTY`` (how 0.02 was chosen on the "tune" split).
 
-    python -m benchmarks.sentences [--store NAME]
+    python -m benchmarks.sentences [--store NAME] [--penalties 0 0.02 0.05 0.1]
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from typing import Any
 
 from benchmarks.common import DISTRACTORS, ROOT, SEED, build_store, require_shared
 
+from assistant import evidence
 from assistant.evidence import Evidence, rank_sentences
 from assistant.selection import select
 from assistant.types import Source
@@ -63,10 +65,11 @@ def _support_index(spans: list[str], support: str) -> int | None:
     return at if best >= MATCH else None
 
 
-def score(assistant: Any, row: dict[str, Any]) -> tuple[Scored, Scored] | None:
+def score(assistant: Any, row: dict[str, Any], penalties: tuple[float, ...] = ()) -> list[Scored] | None:
     """Rank the gold paper's sentences for the question and select as an answer would, in the order answers used
-    before 2026-12-04 (cross-paper relevance, bare sentences re-embedded) and in the answer order; None if the paper
-    is missing. The question and sentences are embedded once for both."""
+    before 2026-12-04 (cross-paper relevance, bare sentences re-embedded), in the answer order, and in the answer
+    order under each of ``penalties`` (``evidence.OPENING_PENALTY``); None if the paper is missing. The question and
+    sentences are embedded once for all."""
     paper = assistant.paper(row["gold"][0])
     if paper is None:
         return None
@@ -74,11 +77,16 @@ def score(assistant: Any, row: dict[str, Any]) -> tuple[Scored, Scored] | None:
     idf = assistant.retriever.keyword.idf(query_terms(question))
     vector = assistant.embedder.encode([question])[0]
     sentences = [s for s in assistant.store.sentences_of([paper.id]) if s[1].get("paper_hash") == paper.content_hash]
-    bare = assistant.embedder.encode([doc for doc, _, _ in sentences]) if sentences else None
+    bare: Any = assistant.embedder.encode([doc for doc, _, _ in sentences]) if sentences else None
     source = Source(1, paper.id, paper.title, paper.abstract, paper.url, paper.authors, paper.venue)
     outcomes = []
-    for title in (None, paper.title):
-        ranked = rank_sentences(vector, idf, sentences, embed=lambda _: bare, title=title)
+    shipped = evidence.OPENING_PENALTY
+    for title, penalty in [(None, shipped), (paper.title, shipped), *((paper.title, p) for p in penalties)]:
+        evidence.OPENING_PENALTY = penalty
+        try:
+            ranked = rank_sentences(vector, idf, sentences, embed=lambda _: bare, title=title)
+        finally:
+            evidence.OPENING_PENALTY = shipped
         chosen = select(question, [Evidence(source, ranked)], "single", idf)
         kept = [paper.abstract[s:e] for s, e, _ in (chosen[0].sentences if chosen else [])]
         order = [paper.abstract[s:e] for s, e, _ in ranked]
@@ -86,23 +94,26 @@ def score(assistant: Any, row: dict[str, Any]) -> tuple[Scored, Scored] | None:
         text = " ".join(kept).lower()
         outcomes.append(Scored(first=None if at is None else at == 0, kept=None if at is None else order[at] in kept,
                                contains=all(s.lower() in text for s in row.get("answer_contains") or [])))
-    return outcomes[0], outcomes[1]
+    return outcomes
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--store", default="distractors", help="benchmark store name (built from the seed and both distractor corpora)")
+    parser.add_argument("--penalties", nargs="*", type=float, default=[], help="also the answer order under these opening penalties")
     args = parser.parse_args(argv)
+    penalties = tuple(args.penalties)
     require_shared()
     assistant = build_store(args.store, [SEED, *DISTRACTORS])
     print(f"{'split':28} {'order':>8} {'n':>4} {'support first':>14} {'support kept':>13} {'kept contain expected':>22}")
     for split, files in SPLITS.items():
         rows = [json.loads(line) for f in files for line in open(f, encoding="utf-8") if line.strip()]
         rows = [r for r in rows if r["kind"] == "single" and r.get("answer_contains")]
-        both = [pair for pair in (score(assistant, r) for r in rows) if pair is not None]
+        outcomes = [outcome for outcome in (score(assistant, r, penalties) for r in rows) if outcome is not None]
         contained = []
-        for label, index in (("before", 0), ("answer", 1)):
-            scored = [pair[index] for pair in both]
+        labels = [("before", 0), ("answer", 1), *((f"pen {p:g}", 2 + i) for i, p in enumerate(penalties))]
+        for label, index in labels:
+            scored = [outcome[index] for outcome in outcomes]
             found = [s for s in scored if s.first is not None]
             first = f"{sum(bool(s.first) for s in found) / len(found):.3f}" if found else "-"
             kept = f"{sum(bool(s.kept) for s in found) / len(found):.3f}" if found else "-"
