@@ -450,7 +450,8 @@ def test_a_word_the_paper_says_in_other_words_is_not_missing():
     abstract = ("When many experimenters compete for the same participants, treatment effects become difficult to "
                 "estimate. We propose an estimator that corrects for the competition.")
     lead = Evidence(Source(1, "a", "Competing Experimenters", abstract), [(0, abstract.index(" We") , 0.9)])
-    paraphrases = Paraphrases(Embedder(Settings().embedding_model).encode)
+    embed = Embedder(Settings().embedding_model).encode
+    paraphrases = Paraphrases(embed)
     question = "Why does competition between several experimenters make treatment effects harder to estimate?"
     # as in a real store, abstracts rarely write "several" and "harder": they weigh more than "effects"
     idf = {t: 4.0 if t in ("sever", "harder") else 1.0 for t in _idf(question)}
@@ -458,3 +459,7 @@ def test_a_word_the_paper_says_in_other_words_is_not_missing():
     assert not unanswered(question, idf, [lead], paraphrases=paraphrases)
     detail = "Under which software license is the treatment effect estimator released?"
     assert unanswered(detail, _idf(detail), [lead], paraphrases=paraphrases)
+    # a word's vector is its own, not its batch's (int8 vectors depend on the batch): verdicts do not depend on history
+    fresh = Paraphrases(embed)
+    fresh.said(["several", "a much longer phrase about estimating treatment effects"], abstract)
+    assert (fresh._of(["several"])[0] == embed(["several"])[0]).all()
