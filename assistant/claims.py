@@ -418,6 +418,12 @@ class Terms:
     quantified: list[tuple[str, list[str]]] = field(default_factory=list)  # "all"/"most"... and the words after it
     negated_heads: list[set[str]] = field(default_factory=list)  # the first two words after each negation, any kind
     negated_before: list[list[str]] = field(default_factory=list)  # the content stems just before each negation: its subject
+    negated_by: list[str] = field(default_factory=list)  # each negation's word ("impossible"); "" in a term ("label-free")
+    # content stems the text says only inside a negation's clause or what "rather than" / "over" sets aside, and those
+    # it says anywhere else: "no test can detect the change if it occurs" says "occur" aside, not plainly
+    aside: set[str] = field(default_factory=set)
+    plain: set[str] = field(default_factory=set)
+    denies: bool = False  # a negation of a clause ("does not need"), not only of a compound's part ("no-regret", "label-free")
     # what the text says is hard or falls short without a negation word ("face challenges when processing X", "fall short
     # in X"): a claim may restate it as a negation ("struggle with X", "fail to X")
     troubled: list[list[str]] = field(default_factory=list)
@@ -510,6 +516,8 @@ def analyse(text: str, stated: bool = False) -> Terms:
 
     def said_as_difference(i: int) -> bool:
         """The number at i is a difference ("18.3% higher than", "by 2x"), from the words next to it."""
+        if re.search(r"[^\W\d]_?$", text[max(matches[i].start() - 2, 0) : matches[i].start()]):
+            return False  # an index: "approximated by the ℓ2-norm", "ℓ_2"
         if (lowered[i][0].isalpha() and lowered[i + 1 : i + 2] and lowered[i + 1].isalpha() and lowered[i + 1] not in STOPWORDS
                 and lowered[i + 1] not in _MAGNITUDES and lowered[i + 1] not in _RELATIVE_CUES
                 and text[matches[i].end() : matches[i].end() + 1] in (" ", "-") and "than" not in lowered[max(i - 3, 0) : i]):
@@ -529,7 +537,7 @@ def analyse(text: str, stated: bool = False) -> Terms:
         # demonstrating": the number stands between them)
         cues = [lowered[k] for k in places if not (lowered[k] == "than" and lowered[k - 1 : k] == ["rather"])
                 and not (lowered[k] == "by" and lowered[k + 1 : k + 2] and (lowered[k + 1] in _BY_PHRASES or (
-                    k + 1 != i and lowered[k + 1].endswith("ing"))))]
+                    k + 1 != i and re.match(r"[\w-]*ing\b", text[matches[k + 1].start():].lower()))))]  # "by post-training"
         return bool(_RELATIVE_CUES & set(cues))
 
     def listed_with(i: int) -> list[int]:
@@ -582,6 +590,7 @@ def analyse(text: str, stated: bool = False) -> Terms:
         return list(dict.fromkeys(stem(w) for w in lowered[max(lo, 0) : hi] if w not in STOPWORDS and w not in NEGATIONS
                                   and w not in _DIRECTION_WORDS and not w[0].isdigit() and w not in _GENERIC))
 
+    aside_spans: list[tuple[int, int]] = []  # what negations and "rather than" govern, read into ``Terms.aside``
     clauses = [k for k in range(1, len(matches)) if re.search(r"[,;:]", text[matches[k - 1].end() : matches[k].start()])]
 
     def ranked_side(lo: int, hi: int, ahead: bool, narrow: bool) -> tuple[str, ...]:
@@ -646,6 +655,9 @@ def analyse(text: str, stated: bool = False) -> Terms:
                 before = context(i - (12 if lowered[i + 1 : i + 2] == ["by"] else 7), i)
             terms.negated.append(context(i + 1, i + 6) + before)
             terms.negated_before.append(context(i - 4, i))
+            terms.negated_by.append("" if i in compound else word)  # "no-regret" is a term
+            aside_spans.append((i + 1, min([i + 14, *(c for c in clauses if c > i + 1)])))
+            terms.denies |= i not in compound
             negated_until, negated_from = i + 2, i
             terms.negated_heads.append({stem(w) for w in [w for w in lowered[i + 1 : i + 5] if w not in STOPWORDS][:2]})
             # "fail" is also the way down of "succeed"; "remove" also a content word
@@ -660,16 +672,24 @@ def analyse(text: str, stated: bool = False) -> Terms:
                 terms.negated.append(context(i + 2, i + 7))
                 terms.negated_heads.append({stem(lowered[i + 2])})
                 terms.negated_before.append(context(i - 4, i))
+                terms.negated_by.append("far")
+                aside_spans.append((i + 2, i + 7))
+                terms.denies = True
         if word == "free" and after in ("of", "from"):  # "free of any hyperparameters": none
             terms.negated.append(context(i + 2, i + 7))
             terms.negated_heads.append(set())
             terms.negated_before.append(context(i - 4, i))
+            terms.negated_by.append("free")
+            aside_spans.append((i + 2, i + 7))
+            terms.denies = True
             negated_until = i + 4
             continue
         if word == "free" and i > 0:  # "training-free": no training
             terms.negated.append(context(i - 1, i))
             terms.negated_heads.append(set())
             terms.negated_before.append(context(i - 5, i - 1))
+            terms.negated_by.append("")
+            aside_spans.append((i - 1, i))
             continue
         if word in _TROUBLE and (not _TROUBLE[word] or previous in _TROUBLE[word] or after in _TROUBLE[word]):
             terms.troubled.append(context(i + 1, i + 8) + context(i - 4, i))  # "data are scarce": before it too
@@ -701,10 +721,18 @@ def analyse(text: str, stated: bool = False) -> Terms:
             if (word == "instead" and (i == 0 or lowered[i - 1] in ("but", "and"))) and comma and comma - i <= 16:
                 # "Instead of estimating X, we learn Y": Y is preferred
                 terms.contrasted.append(context(i + 2, min(comma, i + 9)))
+                aside_spans.append((i + 2, min(comma, i + 9)))
                 terms.preferred.append(context(comma, comma + 9))
             else:
                 terms.contrasted.append(context(i + 2, i + 7))
                 terms.preferred.append(context(i - 5, i))
+                aside_spans.append((i + 2, i + 7))
+        if word in _PREFER_VERBS:  # "prioritized robust erasure over utility": erasure preferred, utility set aside
+            over = next((k for k in range(i + 2, min(i + 9, len(lowered))) if lowered[k] == "over"), None)
+            if over is not None and not any(i < c <= over for c in clauses):
+                terms.preferred.append(context(i + 1, over))
+                terms.contrasted.append(context(over + 1, over + 8))
+                aside_spans.append((over + 1, over + 8))
         if (word in ("give", "gives", "giving", "gave") and after == "up") or (
                 word in ("cost", "expense") and lowered[i - 2 : i] == ["at", "the"] and after == "of"):
             word = "sacrifices"  # "gives up its guarantees", "at the cost of stability": sacrifices them
@@ -731,6 +759,12 @@ def analyse(text: str, stated: bool = False) -> Terms:
         terms.surface.setdefault(s, word)
         weight = 0.15 if word in _GENERIC else 0.3 + 0.7 * rarity(word)
         terms.weights[s] = max(terms.weights.get(s, 0.0), weight)
+
+    inside = {k for lo, hi in aside_spans for k in range(lo, hi)}
+    for k, w in enumerate(lowered):
+        if w not in STOPWORDS and not w[0].isdigit():
+            (terms.aside if k in inside else terms.plain).add(stem(w))
+    terms.aside -= terms.plain
 
     def comparative_sides(lo: int, hi: int) -> list[int]:
         """Ranking sides of the comparatives in ``lowered[lo:hi]`` ("higher", "better", "faster"), not negated ones."""
@@ -967,6 +1001,7 @@ def check(claim_text: str, paper: Abstract, min_coverage: float = 0.5, learned: 
     ``learned=True``: a claim the rules keep must also pass the entailment model (``assistant/entailment.py``), and one
     they drop for its wording alone is kept when the model vouches for it; ``probe=True``: the model's reading is joined
     by the local LLM's (``assistant/probe.py``), when that model is installed."""
+    claim_text = _ascii_bounds(claim_text)
     claim = analyse(claim_text)
     if not claim.weights:
         return Verdict(False, 0.0, reason="claims nothing")
@@ -1059,6 +1094,9 @@ def _faults(claim_text: str, claim: Terms, paper: Abstract, chosen: list[int], s
     if ordinal:
         yield "fact", ordinal
     chosen_text = [paper.text[a:b] for a, b in (paper.spans[i] for i in chosen)]
+    qualifier = _qualifier_dropped(claim_text, " ".join(chosen_text))
+    if qualifier:
+        yield "fact", qualifier
     quantifier = _quantifier_changed(claim, supporting) or _uniqueness_changed(claim_text, chosen_text)
     if quantifier:
         yield "fact", quantifier
@@ -1181,7 +1219,12 @@ def _likened_to(claim_text: str, claim: Terms, support: list[Terms]) -> str:
     match = _LIKE.search(text)
     if not match or match.group(0).lower().startswith("unlike"):
         return ""
-    previous = (text[: match.start()].split() or [""])[-1].lower()
+    before = text[: match.start()].split()[-4:]
+    if before and before[-1].endswith(","):  # "measures in SR, like tree depth,": the noun before its modifier
+        before[-1] = before[-1][:-1]
+        while len(before) > 1 and (before[-1][:1].isupper() or before[-1].lower() in ("in", "of", "for", "on")):
+            before.pop()
+    previous = (before or [""])[-1].lower()
     if match.group(0).lower().startswith("like") and previous.isalpha() and previous.endswith("s") and not previous.endswith("ss") \
             and previous not in _ACTS_LIKE:
         return ""  # "strong assumptions like bounded variance": such as, not a likeness
@@ -1313,6 +1356,22 @@ def _wrong_ordinal(claim_text: str, paper: Abstract) -> str:
     return ""
 
 
+# prefixes that qualify what they are part of: "quasi-polynomial" time is not polynomial, "near-optimal" not optimal
+_QUALIFIER_PREFIX = r"\b(quasi|sub|super|semi|pseudo|near)-?"
+
+
+def _qualifier_dropped(claim_text: str, sentences: str) -> str:
+    """An adjective the claim says bare that the abstract only says qualified: "polynomial" for "quasi-polynomial",
+    "optimal" for "near-optimal", "linear" for "sublinear", in the sentences that say the claim; or ""."""
+    text = unescape_latex_numbers(sentences).lower()
+    claim = unescape_latex_numbers(claim_text).lower()
+    for word in dict.fromkeys(re.findall(r"(?<![\w-])[a-z]{3,}(?:al|ar|ic|ve|ex)\b", re.sub(_QUALIFIER_PREFIX + r"[a-z]+", " ", claim))):
+        qualified = re.search(_QUALIFIER_PREFIX + word + r"\b", text)
+        if qualified and not re.search(r"(?<![\w-])" + word + r"\b", re.sub(_QUALIFIER_PREFIX + word + r"\b", " ", text)):
+            return f"the abstract says {qualified.group(0).strip()}, not {word}"
+    return ""
+
+
 def _modifier_negated(claim_text: str, paper: Abstract) -> str:
     """A word the abstract writes with a negating prefix before the same thing, or the other way round: "linear
     Transformers" where it says "(non-linear) Transformers", "unsupervised loss" where it says "supervised loss"."""
@@ -1347,6 +1406,15 @@ _BOUND_OPEN = re.compile(r"(?<![^\W\d_])[OΩΘoω]\u0303?\s*\(")
 _POWER = re.compile(r"\S*(?:\^|√|sqrt\()\S*|[(\[]*(?:\d+|[^\W\d_]\d*)/(?:\d+|[^\W\d_]\d*)[)\]]*[.,;:]?")
 _OPERATOR = re.compile(r"[/+\-·×*=<>≤≥]")
 _SYMBOL = re.compile(r"[(\[]*(?:[^\W\d_]|[^\W\d_]?\d+|[^\W\d_]_\w+|log|ln|exp)[)\]]*[.,;:]?")
+
+
+# bounds an answer spells in ASCII: "tilde-O(k/epsilon)", "Theta(log K)", "Omega(1)"
+_ASCII_BOUND = re.compile(r"\b(?:(?:tilde|widetilde)[- ]?O|O[- ]?tilde|(Theta|Omega))\s*(?=\()")
+
+
+def _ascii_bounds(text: str) -> str:
+    """The claim with its ASCII-spelt bounds written as the abstract's formulas read: "Õ(", "Θ(", "Ω("."""
+    return _ASCII_BOUND.sub(lambda m: {"Theta": "Θ", "Omega": "Ω"}.get(m.group(1) or "", "Õ"), text)
 
 
 def _formula_plain(text: str) -> str:
@@ -1478,6 +1546,10 @@ def _prefix_negated(words: set[str], other: set[str], negated: set[str] = frozen
 
 
 # words with which an abstract sets its method against another: a claim's "instead of X" may restate them
+# verbs of a preference stated with "over": "prioritize A over B", "favours A over B"
+_PREFER_VERBS = frozenset("prioritize prioritizes prioritized prioritizing prioritise prioritises prioritised prioritising "
+                          "favor favors favored favoring favour favours favoured favouring prefer prefers preferred "
+                          "preferring privilege privileges privileged privileging".split())
 _CONTRAST_CUES = frozenset("unlike instead rather replace replaces replacing replaced depart departs departing than versus vs "
                            "existing current conventional traditional previous prior standard classical".split())
 
@@ -1688,7 +1760,7 @@ def _polarity_conflict(claim: Terms, support: list[Terms], others: list[Terms] |
     prefixed = {stem(w[len(p):]) for w in support_words - claim.words for p in _NEGATING_PREFIXES
                 if w.startswith(p) and len(w) - len(p) >= 4}
     support_troubled = [scope for t in support for scope in t.troubled]
-    for scope, heads, before in zip(claim.negated, claim.negated_heads, claim.negated_before):
+    for scope, heads, before, word in zip(claim.negated, claim.negated_heads, claim.negated_before, claim.negated_by):
         if heads & _SACRIFICES and support_words & _KEEPING:
             continue  # "without sacrificing accuracy" restates "while preserving accuracy"
         if heads & _GAP_HEADS and "gap" in claim.asserts and any("gap" in t.asserts for t in support):
@@ -1696,6 +1768,14 @@ def _polarity_conflict(claim: Terms, support: list[Terms], others: list[Terms] |
         if any(set(scope) & set(other) or not scope for other in support_negated) or \
                 any(_covered(w, prefixed) or (len(w) >= 5 and any(w[:5] == b[:5] for b in prefixed))
                     for w in set(scope[:2]) | heads):  # "needs no parameters": "non-parametric"; "cannot perceive": "imperceptible"
+            continue
+        # a negation by a word such as "impossible" that the abstract also uses of the same subject ("detection is indeed
+        # impossible in that regime"), or of what the claim negates ("no test can detect the change" for "detection
+        # becomes impossible for any test")
+        if any(their_word.startswith(_NEGATING_PREFIXES) and their_word.endswith(("ible", "able")) and (
+                (word == their_word and set(before) & set(their_before))
+                or (scope and all(_covered(w, set(their_scope) | set(their_before)) for w in scope[:2])))
+               for t in support for their_word, their_scope, their_before in zip(t.negated_by, t.negated, t.negated_before)):
             continue
         # "struggle with resolutions outside their domain" for "face challenges when processing resolutions outside";
         # "images are not plentiful" for "images are limited" (what is scarce may come before the word)
@@ -1737,18 +1817,23 @@ def _polarity_conflict(claim: Terms, support: list[Terms], others: list[Terms] |
         stated = set().union(*(set(t.weights) | _names_as_stems(t) for t in support))
         if any(scope and _covered(scope[0], stated) for scope in claim.contrasted):
             return "sets aside what the abstract states"
-    if not claim.negated:
-        # claim words the support states outside a negation do not restate it: "Nester enhances LMs" is the main
-        # clause of "… enhances LMs … without increasing model size", not the negated part
+    if not claim.denies:
+        # a negation of the abstract the claim states plainly ("a polynomial-time optimizer can compute" for "no
+        # polynomial-time optimizer can compute"), though it may negate a term of its own ("no-regret", "label-free");
+        # what the claim sets aside itself ("rather than adversarial") does not restate it, nor do the claim words the
+        # support states outside a negation: "Nester enhances LMs" is the main clause of "… enhances LMs … without
+        # increasing model size", not the negated part
         negated_words = {s for scope in support_negated for s in scope}
         stated = set().union(*(set(t.weights) for t in support)) - negated_words if support else set()
-        restating = {w for w in claim_words if not _covered(w, stated)}
+        restating = {w for w in claim_words if not _covered(w, stated) and w in claim.plain}
         surface = {k: v for t in support for k, v in t.surface.items()}
         def weight(stems: list[str]) -> float:  # rarity of the word as written ("possible"), not of its stem ("possibl")
             return sum(0.3 + 0.7 * rarity(surface.get(s, s)) for s in stems)
 
         keeps = bool(claim.words & _KEEPING)
-        for scope in support_negated:
+        for scope, by in ((scope, by) for t in support for scope, by in zip(t.negated, t.negated_by)):
+            if set(scope[:2]) & claim.aside or (claim.negated and not by):
+                continue  # the claim keeps this negation; or one in a term ("reward-free") the claim's own negations may restate
             if keeps and scope and scope[0] in _HARMS and not _covered(scope[0], restating):
                 continue  # "keeps the guarantees" restates "without compromising the guarantees"
             head = scope[:4]  # what the abstract negates: "fail to make [material progress on the benchmark]"

@@ -1477,12 +1477,80 @@ SESSION_32_CASES = [
          ('exUMI improves data usability by 100% over the vanilla UMI.', False),
      ]),
 ]
+SESSION_33_CASES = [
+    # a negation of the abstract stated plainly is read even when the claim negates something else ("no-regret" is a term)
+    ("a_dropped_negation_beside_a_term_33", 'Hardness of steering learners',
+     'Unless P = NP, no polynomial-time optimizer can compute a near-optimal strategy against a learner using a '
+     'standard no-regret algorithm.',
+     [
+         ('Unless P = NP, no polynomial-time optimizer can compute a near-optimal strategy against a no-regret learner.', True),
+         ('A polynomial-time optimizer can compute a near-optimal strategy against a learner using a standard no-regret '
+          'algorithm.', False),
+     ]),
+    # "A rather than B" sets B aside as "not B but rather A" does; "no test can detect" restates "detection is
+    # impossible for any test", and the same "impossible" said of the same subject is no new negation
+    ("a_negation_said_as_the_abstract_says_it_33", 'Changepoint detection',
+     'The agents face time-varying constraints, which are not adversarial but rather endogenous to the system. Bet et '
+     'al. conjecture that detection becomes impossible for any test if the change occurs late. In this paper, we '
+     'resolve the conjecture, proving that detection is indeed impossible if the change occurs late.',
+     [
+         ('The agents face constraints that vary over time and are endogenous to the system rather than adversarial.', True),
+         ('The agents face constraints that vary over time and are adversarial rather than endogenous to the system.', False),
+         ('Bet et al. conjecture that no test can detect the change if it occurs late, and the paper proves that '
+          'detection is indeed impossible in that regime.', True),
+     ]),
+    # "prioritize A over B" is a preference: swapping A and B reverses it
+    ("a_preference_stated_with_over_33", 'Concept erasure',
+     'Previous concept erasure techniques have prioritized robustly erasing concepts over retaining the utility of '
+     'the resultant representations.',
+     [
+         ('Earlier concept erasure methods favored robust erasure of concepts over keeping the utility of the resulting '
+          'representations.', True),
+         ('Previous concept erasure techniques have prioritized retaining the utility of the resulting representations '
+          'over robustly erasing concepts.', False),
+     ]),
+    # bounds spelt in ASCII ("tilde-O(", "Theta(") are read as the abstract's formulas, and checked whole
+    ("a_bound_spelt_in_ascii_33", 'Delayed feedback',
+     r'We answer affirmatively by giving a $\tilde{O}(k/\epsilon)$-query algorithm for relative-error junta testing. In the full-information setting, the minimax regret is '
+     r'$\Theta(\sqrt{T(d+1)\log(K)})$ and the optimal capacity is $\Theta(1)$.',
+     [
+         ('The authors answer affirmatively with a tilde-O(k/epsilon)-query algorithm for relative-error junta testing.', True),
+         ('In the full-information setting the minimax regret is Theta(sqrt(T(d+1)log(K))).', True),
+         ('In the full-information setting the optimal capacity is Theta(log(K)).', False),
+     ]),
+    # a number that indexes a symbol ("ℓ2-norm") is no difference after "by"; "by post-training" is a means
+    ("an_index_and_a_hyphenated_means_33", 'Sparse autoencoders',
+     r'The $\ell_2$-norm of the sparse feature vector can be approximated with the $\ell_2$-norm of the dense vector. '
+     'We validate the hypothesis at scale, where we post-train 8B models on preference data.',
+     [
+         ('The ℓ2-norm of the sparse feature vector can be approximated by the ℓ2-norm of the dense vector.', True),
+         ('The hypothesis is validated at scale by post-training 8B models on preference data.', True),
+         ('The hypothesis is validated at scale by post-training 70B models on preference data.', False),
+     ]),
+    # an adjective the sentence only says qualified ("quasi-polynomial", "near-optimal") is not said bare
+    ("a_qualifier_dropped_33", 'Learning shallow quantum circuits',
+     'Our algorithm achieves quasi-polynomial sample- and time-complexity for learning unknown QAC0 unitaries. The '
+     'regret of the second method is near-optimal.',
+     [
+         ('The algorithm has quasi-polynomial sample and time complexity for learning unknown QAC0 unitaries.', True),
+         ('The algorithm achieves polynomial sample and time complexity for learning unknown QAC0 unitaries.', False),
+         ('The regret of the second method is optimal.', False),
+     ]),
+    # "measures in SR, like tree depth," names examples of the measures, not something the paper is likened to
+    ("like_after_a_plural_noun_and_its_modifier_33", 'Symbolic regression',
+     'Traditional complexity measures in SR, such as the number of terms or expression tree depth, often fail to '
+     'capture the difficulty of specific analytical tasks.',
+     [
+         ('Conventional complexity measures in SR, like expression tree depth or the number of terms, often do not '
+          'capture how difficult specific analytical tasks are.', True),
+     ]),
+]
 RECENT_CASES = (SESSION_26_CASES + SESSION_27_CASES + SESSION_28_CASES + SESSION_29_CASES + SESSION_30_CASES + SESSION_31_CASES
-                + SESSION_32_CASES)
+                + SESSION_32_CASES + SESSION_33_CASES)
 
 
 @pytest.mark.parametrize("what,title,abstract,claims", RECENT_CASES, ids=[c[0] for c in RECENT_CASES])
-def test_session_26_to_32_rules(what, title, abstract, claims):
+def test_session_26_to_33_rules(what, title, abstract, claims):
     test_session_18_rules(what, title, abstract, claims)
 
 
