@@ -1252,9 +1252,14 @@ _AUXILIARIES = frozenset("is are was were be been being can could may might must
 
 
 def _example_unsaid(claim_text: str, paper: Abstract) -> str:
-    """An example or application domain the claim names that the abstract never mentions (its first content words)."""
+    """An example or application domain the claim names that the abstract never mentions (its first content words), or
+    a later item of the list it opens ("such as A, B, contextual bandits, and C")."""
+    items = []
     for match in _EXAMPLE.finditer(claim_text):
-        words = [w.lower() for w in _WORD.findall(match.group(1))][:4]
+        items.append(match.group(1))
+        items += _listed_after(re.split(r"[.;:()]", claim_text[match.start(1):])[0])
+    for item in items:
+        words = [w.lower() for w in _WORD.findall(item)][:4]
         # the example ends where the sentence goes on: "such as IWAE cannot handle streaming data" names IWAE
         words = words[: next((k for k, w in enumerate(words) if w in NEGATIONS or w in _AUXILIARIES or w.endswith("n't")), len(words))]
         content = [w for w in words if w not in STOPWORDS and w not in _GENERIC and w not in _EXAMPLE_HEADS and w[0].isalpha()
@@ -1263,6 +1268,24 @@ def _example_unsaid(claim_text: str, paper: Abstract) -> str:
         if missing and 2 * len(missing) >= len(content):  # half its words: not a paraphrase of one the abstract gives
             return f"the abstract gives no example '{missing[0]}'"
     return ""
+
+
+def _listed_after(text: str) -> list[str]:
+    """The items after the first of a list "A, B, C, and D" that ``text`` opens, each of at most four words (in a list
+    of three or more the last may run on into the sentence); none when what follows the first comma is no such list (a
+    clause: "such as RNNs, the paper argues ...", "such as A and B, and argues ...")."""
+    items: list[str] = []
+    for part in text.split(",")[1:]:
+        words = part.split()
+        last = words[:1] in (["and"], ["or"])
+        if last:
+            words = words[1:]
+        if not words or (len(words) > 4 and not (last and items)):
+            return []
+        items.append(" ".join(words[:4]))
+        if last:
+            return items
+    return []
 
 
 def _flat_math(readable: str) -> str:

@@ -1132,6 +1132,12 @@ def test_faults_as_sure_as_a_number_are_not_overruled_by_the_model(monkeypatch):
                      learned=True).supported
     assert check("HIMA outperforms prior methods in strategic clarity on video.", paper, learned=True).supported
     assert not check("HIMA outperforms prior methods in strategic clarity on video.", paper).supported
+    # an invented item further down a list of examples is as sure as the first (session 33)
+    tasks = Abstract.of("Concentration", "We provide applications in statistical tasks, such as parameter estimation in "
+                                         "online linear regression, autoregressive modeling, and bounded mean estimation.")
+    assert not check("The authors give applications in statistical tasks such as parameter estimation in online linear "
+                     "regression, autoregressive modeling, contextual bandits, and bounded mean estimation.", tasks,
+                     learned=True).supported
 
 
 def test_an_unmarked_claim_the_model_reads_otherwise_says_why_it_has_no_citation(monkeypatch):
@@ -1535,6 +1541,20 @@ SESSION_33_CASES = [
          ('The algorithm has quasi-polynomial sample and time complexity for learning unknown QAC0 unitaries.', True),
          ('The algorithm achieves polynomial sample and time complexity for learning unknown QAC0 unitaries.', False),
          ('The regret of the second method is optimal.', False),
+     ]),
+    # every item of a list of examples must be one the abstract gives, not only the first: an invented "contextual
+    # bandits" among them is as sure as an unknown name (no model may rescue it); a clause after a comma is no item
+    ("each_listed_example_33", 'Self-normalized concentration',
+     'Further, we provide applications in prototypical statistical tasks, such as parameter estimation in online '
+     'linear regression, autoregressive modeling, and bounded mean estimation via a new empirical Bernstein inequality.',
+     [
+         ('The authors give applications to tasks such as parameter estimation in online linear regression, '
+          'autoregressive modeling, and bounded mean estimation via a new empirical Bernstein inequality.', True),
+         ('The authors give applications to tasks such as parameter estimation in online linear regression, '
+          'autoregressive modeling, contextual bandits, and bounded mean estimation via a new empirical Bernstein '
+          'inequality.', False),
+         ('The authors give applications to statistical tasks such as autoregressive modeling, and they derive a new '
+          'empirical Bernstein inequality for bounded mean estimation.', True),
      ]),
     # "measures in SR, like tree depth," names examples of the measures, not something the paper is likened to
     ("like_after_a_plural_noun_and_its_modifier_33", 'Symbolic regression',
