@@ -19,6 +19,7 @@ analyser) and word rarity from ``wordfreq``'s English frequency lists, both ship
 from __future__ import annotations
 
 import difflib
+import itertools
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -1104,7 +1105,7 @@ def _faults(claim_text: str, claim: Terms, paper: Abstract, chosen: list[int], s
         _beaten_by_its_baseline(claim_text, chosen_text) or _baselines_ahead(claim_text, paper)
     if polarity:
         # as sure as a number: sides swapped, or a sentence of the abstract with one word turned into its opposite
-        exact = polarity == _SWAPPED or _one_word_reversed(claim_text, chosen_text)
+        exact = polarity == _SWAPPED or _one_word_reversed(claim_text, chosen_text) or _pair_negated(claim_text, chosen_text)
         yield "fact" if exact else "polarity", polarity
     bound = _bound_swapped(claim_text, paper)
     if bound:
@@ -1636,6 +1637,22 @@ def _one_word_reversed(claim_text: str, sentences: list[str]) -> bool:
         if any(op == "replace" and i2 - i1 <= 2 and j2 - j1 <= 2 and any(_opposite(x, y) for x in mine[i1:i2] for y in theirs[j1:j2])
                for op, i1, i2, j1, j2 in matcher.get_opcodes()):
             return True
+    return False
+
+
+def _pair_negated(claim_text: str, sentences: list[str]) -> bool:
+    """Two words of the claim that a sentence writes with the second negated by its prefix, or the other way round:
+    "statistically tractable" for "statistically intractable", "computationally infeasible" for "computationally
+    feasible"."""
+    mine = [w.lower() for w in _WORD.findall(claim_text)]
+    theirs = {(a, b) for sentence in sentences for a, b in itertools.pairwise(w.lower() for w in _WORD.findall(sentence))}
+    for a, b in itertools.pairwise(mine):
+        if a in STOPWORDS or (a, b) in theirs:
+            continue
+        for prefix in _NEGATING_PREFIXES:
+            if (a, prefix + b) in theirs or (b.startswith(prefix) and (a, b[len(prefix):]) in theirs and zipf(b[len(prefix):]) >= 2.0):
+                if zipf(b.removeprefix(prefix) if b.startswith(prefix) else b) >= 2.0:
+                    return True
     return False
 
 

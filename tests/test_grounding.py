@@ -1132,6 +1132,11 @@ def test_faults_as_sure_as_a_number_are_not_overruled_by_the_model(monkeypatch):
                      learned=True).supported
     assert check("HIMA outperforms prior methods in strategic clarity on video.", paper, learned=True).supported
     assert not check("HIMA outperforms prior methods in strategic clarity on video.", paper).supported
+    # two words the abstract writes with the second negated by its prefix: "statistically tractable" (session 33)
+    hard = Abstract.of("Confidence sets", "In the most general setting, this problem is statistically intractable, so we "
+                                          "restrict our attention to concept classes with bounded VC-dimension.")
+    assert not check("Since the problem is statistically tractable in the most general setting, the authors need not "
+                     "restrict attention to concept classes with bounded VC-dimension.", hard, learned=True).supported
     # an invented item further down a list of examples is as sure as the first (session 33)
     tasks = Abstract.of("Concentration", "We provide applications in statistical tasks, such as parameter estimation in "
                                          "online linear regression, autoregressive modeling, and bounded mean estimation.")
