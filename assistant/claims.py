@@ -1569,11 +1569,11 @@ def _prefix_negated(words: set[str], other: set[str], negated: set[str] = frozen
     return ""
 
 
-# words with which an abstract sets its method against another: a claim's "instead of X" may restate them
 # verbs of a preference stated with "over": "prioritize A over B", "favours A over B"
 _PREFER_VERBS = frozenset("prioritize prioritizes prioritized prioritizing prioritise prioritises prioritised prioritising "
                           "favor favors favored favoring favour favours favoured favouring prefer prefers preferred "
                           "preferring privilege privileges privileged privileging".split())
+# words with which an abstract sets its method against another: a claim's "instead of X" may restate them
 _CONTRAST_CUES = frozenset("unlike instead rather replace replaces replacing replaced depart departs departing than versus vs "
                            "existing current conventional traditional previous prior standard classical".split())
 
@@ -1649,10 +1649,10 @@ def _pair_negated(claim_text: str, sentences: list[str]) -> bool:
     for a, b in itertools.pairwise(mine):
         if a in STOPWORDS or (a, b) in theirs:
             continue
-        for prefix in _NEGATING_PREFIXES:
-            if (a, prefix + b) in theirs or (b.startswith(prefix) and (a, b[len(prefix):]) in theirs and zipf(b[len(prefix):]) >= 2.0):
-                if zipf(b.removeprefix(prefix) if b.startswith(prefix) else b) >= 2.0:
-                    return True
+        for prefix in _NEGATING_PREFIXES:  # the word without its prefix must be one ("terpretable" is not)
+            base = b[len(prefix):] if b.startswith(prefix) else ""
+            if ((a, prefix + b) in theirs and zipf(b) >= 2.0) or (base and (a, base) in theirs and zipf(base) >= 2.0):
+                return True
     return False
 
 
