@@ -38,7 +38,9 @@ def _verdict(claim: str, source: Source, learned: bool = True):
 
 
 REVERSED = [  # (paper, a claim that reverses one of its sentences in words the lexical rules do not list)
-    ("space", "The authors argue that unsupervised pre-training on DNA sequences alone achieves optimal results."),
+    # ("achieves optimal results" for "yield suboptimal results" was one until the rules read dropped qualifiers)
+    ("space", "The authors show that supervised training for genomic profile prediction lags behind pure sequence pre-training."),
+    ("nester", "Real-world deployments of LMs rarely need the model to run on local machines."),
 ]
 FAITHFUL = [  # (paper, a faithful rewording, partial claims and numbers included)
     ("space", "SPACE uses a Mixture of Experts to capture relationships between DNA sequences across species and genomic profiles."),
