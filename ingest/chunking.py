@@ -8,7 +8,7 @@ from dataclasses import dataclass
 # A sentence ends at . ! or ? followed by whitespace and an uppercase letter, digit, quote or
 # markup, unless the period belongs to a common abbreviation, an initial or a decimal number.
 _ABBREVIATIONS = ("e.g", "i.e", "et al", "etc", "vs", "cf", "fig", "figs", "eq", "eqs", "sec", "no", "approx", "resp", "dr", "prof", "al")
-_BOUNDARY = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[*$\\]?[A-Z0-9])")
+_BOUNDARY = re.compile(r"(?<=[.!?])[\"')\]$]*\s+(?=[\"'(\[*$\\]?[A-Z0-9])")  # "... $n-o(\\sqrt{n}).$ Next"
 _MATH = re.compile(r"\$[^$]*\$")
 
 
@@ -39,11 +39,12 @@ def sentence_spans(text: str) -> list[Span]:
     start = 0
     for match in _BOUNDARY.finditer(text):
         cut = match.start()
-        if any(a <= cut < b for a, b in protected):
+        closers = len(match.group(0)) - len(match.group(0).lstrip("\"')]$"))
+        if any(a <= cut + closers < b for a, b in protected):  # inside math, unless the math closes with the sentence
             continue
         if ends_with_abbreviation(text[start:cut]):
             continue
-        spans.append(Span(start, cut + len(match.group(0)) - len(match.group(0).lstrip("\"')]"))))
+        spans.append(Span(start, cut + closers))
         start = match.end()
     spans.append(Span(start, len(text)))
     return [s for s in (_trim(text, sp) for sp in spans) if s.end > s.start]

@@ -1610,6 +1610,23 @@ def test_a_parenthesised_abbreviation_does_not_end_a_claim():
     assert len(sentence_spans(abstract)) == 2  # at ingest too: the abstract's sentence chunks
 
 
+def test_a_sentence_that_ends_inside_math_ends_there():
+    """"... $n-o(\\sqrt{n}).$ Kaddouri et al. ..." is two sentences, at ingest and for the check; a period inside math
+    that does not close it ("$x. Y$") ends nothing."""
+    from assistant.claims import Abstract, check
+    from ingest.chunking import sentence_spans
+
+    abstract = (r"We prove that the detection threshold is $n-o(\sqrt{n}).$ Kaddouri et al. conjectured this threshold "
+                r"for the planted model. The bound $x. Y$ holds for every graph.")
+    pieces = [abstract[s.start:s.end] for s in sentence_spans(abstract)]
+    assert pieces == [r"We prove that the detection threshold is $n-o(\sqrt{n}).$",
+                      "Kaddouri et al. conjectured this threshold for the planted model.",
+                      "The bound $x. Y$ holds for every graph."], pieces
+    paper = Abstract.of("Thresholds", abstract)
+    verdict = check("Kaddouri et al. conjectured this threshold for the planted model.", paper)
+    assert verdict.supported and [paper.text[a:b] for a, b in verdict.evidence] == [pieces[1]], verdict
+
+
 def test_a_marker_at_the_end_of_a_passage_stands_for_its_unmarked_sentences():
     """"S1. S2 [1]": when paper 1 supports S1 too, S1 keeps its sentence with paper 1's marker, even when another
     given paper also supports it (no unique attribution); a sentence no paper supports is still removed."""
