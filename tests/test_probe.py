@@ -176,3 +176,19 @@ def test_the_thresholds_serve_the_worse_group_of_case_files():
     newer = [i for i, r in enumerate(rows) if group_of(r)]
     removed = lambda veto: np.mean([score[i] < veto for i in newer if not rows[i]["keep"]])  # noqa: E731
     assert removed(grouped[0]) > removed(pooled[0])
+
+
+def test_comparing_cross_encoders_picks_the_best_worse_rate_within_the_allowed_vetoes():
+    """``benchmarks.compare_cross_encoders.best``: the thresholds with the highest worse-of-two rate, and only among the
+    veto thresholds it is given (those that keep the tests' verdicts)."""
+    from benchmarks.compare_cross_encoders import best, set_range
+
+    assert set_range("61-63") == [61, 62, 63] and set_range("80") == [80]
+    # veto calls: supported claims score -1..0.9, unsupported ones -3..-1.1; one rescue call of each kind
+    keep = [True] * 20 + [False] * 20 + [True, False]
+    score = np.array([-1 + i * 0.1 for i in range(20)] + [-3 + i * 0.1 for i in range(20)] + [4.0, 2.0])
+    table = (np.array(["veto"] * 40 + ["rescue"] * 2), np.zeros(42, dtype=bool), np.ones(42, dtype=bool), np.array(keep))
+    veto, rescue = best(table, score)
+    assert veto == -1.0 and 2.0 < rescue <= 4.0
+    veto, _ = best(table, score, vetoes=np.array([-3.0, -2.5]))  # only lower vetoes allowed: the higher of them
+    assert veto == -2.5
