@@ -4,24 +4,26 @@ The rules in ``assistant/claims.py`` catch changed numbers, invented names and t
 direction words they list; a claim that reverses its sentence in other words ("lags behind the state
 of the art" for "achieves state-of-the-art results", "sensitive to" for "robust against") passes them.
 This module scores ``(claim, the sentences the rules matched)`` with a cross-encoder: the packaged
-all-MiniLM-L6-v2 with low-rank adapters and a one-unit head trained on grounding cases written from
-ICML 2024 abstracts (``python -m benchmarks.train_entailment``; the weights ship in
-``assistant/data/entailment_lora.npz``, 1.4 MB). A claim the rules keep loses its marker when it scores below
-``THRESHOLD``; a claim the rules drop for its wording alone (a word the abstract lacks, a negation said another
-way; never a number, a formula or a name) keeps it when it scores at least ``RESCUE``.
+all-MiniLM-L6-v2 with low-rank adapters and a one-unit head trained on grounding cases
+(``python -m benchmarks.train_entailment``). A claim the rules keep loses its marker when it scores below
+the veto threshold; a claim the rules drop for its wording alone (a word the abstract lacks, a negation said another
+way; never a number, a formula or a name) keeps it when it scores at least the rescue threshold.
+
+Two sets of weights ship, each with the thresholds fitted for it:
+
+* ``WEIGHTS`` (``assistant/data/entailment_lora_alone.npz``, 1.4 MB), the cross-encoder that decides alone, at
+  ``THRESHOLD`` / ``RESCUE``: trained on grounding sets 1-60 as well (session 35). Alone it is the better of the two
+  (README, Quality, "a cross-encoder that decides alone").
+* ``PAIRED_WEIGHTS`` (``assistant/data/entailment_lora.npz``), the earlier cross-encoder, read together with the probe
+  on the local Qwen2.5 0.5B (``assistant/probe.py``): with ``probe=True`` (``Settings.entailment_probe``, on by
+  default) and that model installed, the score is this logit plus ``mix`` times the probe's, against the thresholds
+  fitted for that sum (``python -m benchmarks.train_probe``): a veto, a rescue from words the abstract lacks, and a
+  higher one from a polarity fault (a negation, a direction or a comparison the rules read as reversed).
 
 It runs only on claims of at least ``MIN_WORDS`` words that are not verbatim quotes (the extractive
 engine never needs it) and loads torch and the model on first use (seconds, once). ``check(...,
 learned=True)`` runs it; the ``Assistant`` asks for that when ``Settings.entailment_check`` is on, the
-default for LLM engines (``PAPERCHAT_ENTAILMENT_CHECK=false`` turns it off). On held-out sets 6-8, with the
-rescue, it removed 0.04-0.08 more unsupported markers than the rules alone and kept about as many supported ones
-(README, Quality, "Three more fresh sets"); set 11 gives the figures of the thresholds chosen in session 17.
-
-With ``probe=True`` (``Settings.entailment_probe``, on by default) the local Qwen2.5 0.5B's reading joins it: the
-score is the logit plus ``mix`` times the probe's (``assistant/probe.py``), against the thresholds fitted for that sum
-(``python -m benchmarks.train_probe``): a veto, a rescue from words the abstract lacks, and a higher one from a polarity
-fault (a negation, a direction or a comparison the rules read as reversed), where the rules are more often right.
-Without the local model the logit decides alone, at ``THRESHOLD`` / ``RESCUE``.
+default for LLM engines (``PAPERCHAT_ENTAILMENT_CHECK=false`` turns it off).
 """
 
 from __future__ import annotations
@@ -35,24 +37,20 @@ from assistant.probe import probe as probe_model
 
 __all__ = ["EntailmentModel", "THRESHOLD", "MIN_WORDS", "RESCUE", "affirmed", "contradicted", "model"]
 
-WEIGHTS = Path(__file__).with_name("data") / "entailment_lora.npz"
-# logits of both thresholds: the grid point (steps of 0.5) with the highest min(supported kept, unsupported removed)
-# over grounding_cases and held-out sets 3-14 (2,306 claims the model never trained on), with THRESHOLD at most -4.5 so
-# the faithful claim of tests/test_grounding_benchmark.py (-4.2) keeps its marker (`python -m
-# benchmarks.entailment_thresholds`, with the rules of session 18). Session 19 refitted twice and kept them: with sets
-# 3-15 the pick moved to -5.0 (two claims better there), which on the fresh sets 16-17 removed 0.009 and 0.025 fewer
-# unsupported markers and kept no more supported ones; with sets 3-17 it moved to RESCUE 0.0 (0.944 / 0.941 against
-# 0.938 / 0.952 here), a difference of a few claims either way
-THRESHOLD = -4.5
+WEIGHTS = Path(__file__).with_name("data") / "entailment_lora_alone.npz"  # decides alone, at THRESHOLD / RESCUE
+PAIRED_WEIGHTS = Path(__file__).with_name("data") / "entailment_lora.npz"  # read with the probe, at the probe's thresholds
+# logits of both thresholds, for WEIGHTS: the grid point (steps of 0.5) with the highest min(supported kept, unsupported
+# removed) over the learned check's calls on grounding sets 61-79 (which it never trained on), among the veto thresholds
+# that keep the verdicts of the tests' real-model claims (a veto in (-3.01, -1.57]): `python -m
+# benchmarks.compare_cross_encoders assistant/data/entailment_lora_alone.npz` (session 35: fit 0.966 / 0.967; on the
+# fresh sets 80-82 0.935 / 0.958 through the answer path, against 0.954 / 0.925 for the earlier weights alone)
+THRESHOLD = -2.0
 MAX_TOKENS = 160
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9'’-]*")  # words, not numbers: "18.3%" and "Top-1" are one word each or none
 MIN_WORDS = 6  # terser claims ("Nester trains 2 models") stay with the rules
 # logit at which the model keeps a claim the rules drop for its wording alone (never for a number, a formula or a name);
-# chosen with THRESHOLD, above. Session 18's rules drop more claims for their wording (an "only" or "already" the
-# abstract lacks, a comparison it does not make), so the rescue moved from 2.5 to 1.0: on those files supported kept
-# 0.926 -> 0.945, unsupported removed 0.953 -> 0.947. It lets through the adversarial "enhances LMs ... by increasing
-# model size" (3.3) of tests/test_grounding.py, which the rules alone remove
-RESCUE = 1.0
+# chosen with THRESHOLD, above
+RESCUE = 3.5
 
 
 class EntailmentModel(CrossEncoder):
@@ -62,30 +60,37 @@ class EntailmentModel(CrossEncoder):
         super().__init__(model_dir, weights, MAX_TOKENS)
 
 
-@lru_cache(maxsize=1)
-def model() -> EntailmentModel:
-    """The shared model, loaded on first use."""
-    return EntailmentModel(packaged_model_dir())
+@lru_cache(maxsize=2)
+def model(weights: Path = WEIGHTS) -> EntailmentModel:
+    """The shared model with these weights, loaded on first use."""
+    return EntailmentModel(packaged_model_dir(), weights)
 
 
-def _logit(claim: str, evidence: str) -> float | None:
-    """The model's logit for ``claim`` given ``evidence``, or None for claims under ``MIN_WORDS`` words."""
+def _logit(claim: str, evidence: str, paired: bool = False) -> float | None:
+    """The logit of the model that decides alone (``paired``: of the one read with the probe) for ``claim`` given
+    ``evidence``, or None for claims under ``MIN_WORDS`` words."""
     claim = claim.strip()
     if claim and claim[-1] not in ".!?":  # the verifier cuts claims before their marker; the model learnt whole sentences
         claim += "."
-    return model().scores([(claim, evidence)])[0] if len(_WORD.findall(claim)) >= MIN_WORDS else None
+    if len(_WORD.findall(claim)) < MIN_WORDS:
+        return None
+    return model(PAIRED_WEIGHTS if paired else WEIGHTS).scores([(claim, evidence)])[0]
 
 
 def _reaches(claim: str, evidence: str, probe: bool, veto: bool, polarity: bool = False) -> bool | None:
     """Does the claim's score reach the veto threshold (``veto``) or the rescue threshold? None for claims under
-    ``MIN_WORDS`` words. The score is the cross-encoder's logit, plus ``mix`` times the probe's (``assistant/probe.py``)
-    when ``probe`` is on and the local 0.5B model is installed, each with the thresholds fitted for it; with the probe,
-    a rescue from a polarity fault (``polarity``) has its own threshold. The probe does not run when no score it gave
-    its training claims (``low``..``high``) could change the answer."""
-    logit = _logit(claim, evidence)
-    reader = probe_model() if probe and logit is not None else None
-    if logit is None or reader is None:
-        return None if logit is None else logit >= (THRESHOLD if veto else RESCUE)
+    ``MIN_WORDS`` words. With ``probe`` on and the local 0.5B model installed, the score is the paired cross-encoder's
+    logit plus ``mix`` times the probe's (``assistant/probe.py``), against the thresholds fitted for that sum, with its
+    own threshold for a rescue from a polarity fault (``polarity``); the probe does not run when no score it gave its
+    training claims (``low``..``high``) could change the answer. Otherwise the cross-encoder that decides alone does, at
+    ``THRESHOLD`` / ``RESCUE``."""
+    reader = probe_model() if probe and len(_WORD.findall(claim)) >= MIN_WORDS else None
+    if reader is None:
+        alone = _logit(claim, evidence)
+        return None if alone is None else alone >= (THRESHOLD if veto else RESCUE)
+    logit = _logit(claim, evidence, paired=True)
+    if logit is None:
+        return None
     w = reader.weights
     level, mix = float(w["threshold" if veto else "rescue_polarity" if polarity else "rescue"]), float(w["mix"])
     if logit + mix * float(w["low"]) >= level:

@@ -92,7 +92,8 @@ def main(argv: list[str] | None = None) -> None:
     from sklearn.metrics import roc_auc_score
 
     parser = argparse.ArgumentParser(prog="python -m benchmarks.compare_cross_encoders", description=__doc__.split("\n\n")[0])
-    parser.add_argument("weights", type=Path, nargs="+", help="cross-encoder weights (.npz, as python -m benchmarks.train_entailment writes)")
+    parser.add_argument("weights", type=Path, nargs="+",
+                        help="cross-encoder weights (.npz, as python -m benchmarks.train_entailment writes)")
     parser.add_argument("--fit", default="61-79", help="grounding sets the thresholds are fitted on (default 61-79)")
     parser.add_argument("--report", default="80-82", help="grounding sets the fitted thresholds are reported on (default 80-82)")
     args = parser.parse_args(argv)
@@ -104,7 +105,8 @@ def main(argv: list[str] | None = None) -> None:
     table = arrays(rows)
     call, label = table[0], table[3]
     claims = claims_of_the_tests()
-    print(f"{len(rows)} claims, {int((call != '').sum())} reach the cross-encoder; fit on sets {args.fit}, report on {args.report}")
+    print(f"{len(rows)} claims, {int((call != '').sum())} reach the cross-encoder; "
+          f"fit on sets {args.fit}, report on {args.report}")
     for path in args.weights:
         model = entailment.EntailmentModel(packaged_model_dir(), path)
         pairs = [(as_sentence(r["claim"]), r["evidence"]) for r in rows if r["call"]]

@@ -14,6 +14,10 @@ so its scores are out of sample; the pick is in-sample for the files it was made
 among them.
 
     python -m benchmarks.entailment_thresholds [--cases FILE ...]
+
+(Sessions 17-19, for the earlier weights. Since session 35 the cross-encoder that decides alone,
+``entailment.WEIGHTS``, has its thresholds fitted by ``python -m benchmarks.compare_cross_encoders``, which also
+finds the window of vetoes that keeps the tests' real-model verdicts.)
 """
 
 from __future__ import annotations

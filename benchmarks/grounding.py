@@ -343,9 +343,9 @@ def learned_check() -> str:
     if not settings.entailment_check:
         return "off (rules only)"
     if not settings.entailment_probe:
-        return "cross-encoder (probe off)"
+        return "the cross-encoder that decides alone (probe off)"
     return "cross-encoder + probe on the local 0.5B" if probe() is not None else \
-        "cross-encoder alone (the local 0.5B is not installed: the probe's fallback ran for every claim)"
+        "the cross-encoder that decides alone (the local 0.5B is not installed: the probe's fallback ran for every claim)"
 
 
 def print_report(rows: list[dict[str, Any]], max_failures: int | None = None, width: int = 220) -> None:

@@ -5,7 +5,7 @@
 1. Every grounding case claim of ``--cases`` (default: held-out sets 3-31, which the cross-encoder never trained on)
    is checked alone against its paper with the learned check on; each call the check makes to the cross-encoder (a
    veto of a claim the rules keep, or a rescue of one they drop for its wording) is recorded with its evidence, its
-   logit and the case's label (a kind that must keep its marker, or one that must lose it).
+   logit from the cross-encoder the probe is read with (``entailment.PAIRED_WEIGHTS``) and the case's label (a kind that must keep its marker, or one that must lose it).
 2. The local Qwen2.5-Coder 0.5B reads each ``(claim, evidence)`` (``Probe.features``: about 1 s each on 2 cores;
    ``--cache`` keeps them between runs, saved every 100).
 3. A logistic regression (standardised features, L2 with C=0.01, balanced classes) is scored out of fold, seven folds
@@ -55,7 +55,7 @@ def collect(paths: list[Path]) -> list[dict[str, Any]]:
 
     def recorder(kind: str) -> Callable[..., bool]:
         def record(claim: str, evidence: str, probe: bool = False, polarity: bool = False) -> bool:
-            calls.append((kind, claim, evidence, entailment._logit(claim, evidence), polarity))
+            calls.append((kind, claim, evidence, entailment._logit(claim, evidence, paired=True), polarity))
             return False
         return record
 
@@ -189,7 +189,7 @@ def main(argv: list[str] | None = None) -> None:
         print(f"{name} at {veto} / {rescue} / {polarity}: supported kept, unsupported removed: " + "; ".join(
             "{} {:.3f} / {:.3f}".format(label, *rates(part, s, veto, rescue, polarity)) for label, part, s in parts))
 
-    report("cross-encoder alone", entailment.THRESHOLD, entailment.RESCUE, entailment.RESCUE, full_ce)
+    report("the paired cross-encoder alone, at its best", *best_thresholds(rows, full_ce, polarity=False))
     print(f"with the probe (mix {mix:.3f}), thresholds veto / rescue / rescue of a polarity fault")
     report("  one rescue, over all claims", *best_thresholds(rows, full, polarity=False, grouped=False))
     report("  over all claims", *best_thresholds(rows, full, grouped=False))

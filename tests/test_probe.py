@@ -17,7 +17,8 @@ from vectorstore.settings import Settings
 sys.path.insert(0, str(Path(__file__).parent))
 from test_entailment import _seed  # noqa: E402
 
-# a reversal in words no rule lists, which the cross-encoder alone lets through (its logit is about -1.9)
+# a reversal in words no rule lists: the paired cross-encoder's logit (about -1.9) leaves it to the probe, whose reading
+# removes it; the cross-encoder that decides alone removes it too
 REVERSAL = "GINNs need a large dataset of shapes to train shape-generative neural fields."
 FAITHFUL = "Adding diversity as an explicit constraint lets GINNs avoid mode-collapse and generate several diverse solutions."
 
@@ -40,30 +41,62 @@ def test_the_weights_are_small_and_fit_the_installed_model():
     assert np.allclose(vector, again, atol=1e-3)  # the same reading each time
 
 
-def test_the_probe_removes_a_reversal_the_cross_encoder_lets_through_and_keeps_a_faithful_claim(ginn):
+def test_with_the_probe_the_paired_cross_encoder_is_read_and_without_it_the_one_that_decides_alone(ginn, monkeypatch):
     assert check(REVERSAL, ginn).supported, "the lexical rules alone should let this through"
-    assert check(REVERSAL, ginn, learned=True).supported, "the cross-encoder alone should let this through"
-    verdict = check(REVERSAL, ginn, learned=True, probe=True)
-    assert not verdict.supported and "entailment model" in verdict.reason, verdict
-    assert check(FAITHFUL, ginn, learned=True, probe=True).supported
+    weights: list[str] = []
+    scores = entailment.EntailmentModel.scores
+
+    def spy(self, pairs):
+        weights.append(self.weights_name)
+        return scores(self, pairs)
+
+    monkeypatch.setattr(entailment.EntailmentModel, "scores", spy)
+    for on, used in ((True, entailment.PAIRED_WEIGHTS.name), (False, entailment.WEIGHTS.name)):
+        weights.clear()
+        verdict = check(REVERSAL, ginn, learned=True, probe=on)
+        assert not verdict.supported and "entailment model" in verdict.reason, (on, verdict)
+        assert weights == [used], (on, weights)
+        assert check(FAITHFUL, ginn, learned=True, probe=on).supported
+    # with the probe on, its reading decides: the paired cross-encoder's logit alone is inside the range it can move
+    reader = probe.probe()
+    assert reader is not None
+    logit, w = entailment._logit(REVERSAL, ginn.text, paired=True), reader.weights
+    mix, level = float(w["mix"]), float(w["threshold"])
+    assert logit is not None and logit + mix * float(w["low"]) < level <= logit + mix * float(w["high"])
 
 
-def test_the_answer_path_uses_the_probe_only_when_asked(ginn):
+@pytest.fixture()
+def probe_calls(monkeypatch) -> list[str]:
+    """The claims the probe reads, recorded as it reads them."""
+    calls: list[str] = []
+    score = probe.Probe.score
+
+    def spy(self, claim, evidence):
+        calls.append(claim)
+        return score(self, claim, evidence)
+
+    monkeypatch.setattr(probe.Probe, "score", spy)
+    return calls
+
+
+def test_the_answer_path_uses_the_probe_only_when_asked(probe_calls):
     source = _seed("Geometry-Informed")
-    _, citations, removed = verify(REVERSAL + " [1]", [source], learned=True, probe=True)
-    assert citations == [] and [r.reason for r in removed] == ["the abstract says otherwise (entailment model)"]
-    _, citations, removed = verify(REVERSAL + " [1]", [source], learned=True)
-    assert [c.paper_id for c in citations] == [source.paper_id] and removed == []
+    for on in (True, False):
+        probe_calls.clear()
+        _, citations, removed = verify(REVERSAL + " [1]", [source], learned=True, probe=on)
+        assert citations == [] and [r.reason for r in removed] == ["the abstract says otherwise (entailment model)"]
+        assert bool(probe_calls) is on, (on, probe_calls)
 
 
-def test_without_the_local_model_the_cross_encoder_decides_alone(ginn, monkeypatch):
+def test_without_the_local_model_the_cross_encoder_that_decides_alone_does(ginn, monkeypatch):
     monkeypatch.setattr("assistant.engines.local.installed_models", lambda: [])
     assert probe.probe.__wrapped__() is None
     monkeypatch.setattr(entailment, "probe_model", lambda: None)
     logit = entailment._logit(REVERSAL, "GINNs train without any data.")
     assert logit is not None
     assert entailment.contradicted(REVERSAL, "GINNs train without any data.", probe=True) is (logit < entailment.THRESHOLD)
-    assert check(REVERSAL, ginn, learned=True, probe=True).supported  # the cross-encoder's verdict
+    monkeypatch.setattr(entailment, "_logit", lambda claim, evidence, paired=False: None if paired else entailment.THRESHOLD)
+    assert check(REVERSAL, ginn, learned=True, probe=True).supported  # the alone model's verdict, at its threshold
 
 
 def test_the_setting_is_on_by_default_and_read_from_the_environment(monkeypatch):
@@ -73,24 +106,17 @@ def test_the_setting_is_on_by_default_and_read_from_the_environment(monkeypatch)
     assert Settings().entailment_probe is False
 
 
-def test_the_probe_runs_only_where_its_reading_can_change_the_decision(monkeypatch):
+def test_the_probe_runs_only_where_its_reading_can_change_the_decision(monkeypatch, probe_calls):
     reader = probe.probe()
     assert reader is not None
-    calls: list[str] = []
-    score = probe.Probe.score
-
-    def spy(self, claim, evidence):
-        calls.append(claim)
-        return score(self, claim, evidence)
-
-    monkeypatch.setattr(probe.Probe, "score", spy)
+    calls = probe_calls
     w = {k: float(v) for k, v in reader.weights.items() if v.ndim == 0}
     evidence = "GINNs train shape-generative neural fields without any data."
     for logit, runs in ((w["threshold"] - w["mix"] * w["low"] + 0.1, False),  # kept whatever the probe says
                         (w["threshold"] - w["mix"] * w["high"] - 0.1, False),  # vetoed whatever it says
                         (w["threshold"], True)):
         calls.clear()
-        monkeypatch.setattr(entailment, "_logit", lambda claim, evidence, value=logit: value)
+        monkeypatch.setattr(entailment, "_logit", lambda claim, evidence, paired=False, value=logit: value)
         entailment.contradicted(REVERSAL, evidence, probe=True)
         assert bool(calls) is runs, (logit, calls)
 
@@ -103,7 +129,7 @@ def test_a_claim_the_rules_read_as_reversed_needs_the_polarity_threshold_to_be_r
     w = {k: float(v) for k, v in reader.weights.items() if v.ndim == 0}
     assert w["rescue_polarity"] > w["rescue"]
     between = (w["rescue"] + w["rescue_polarity"]) / 2  # a combined score over one threshold and under the other
-    monkeypatch.setattr(entailment, "_logit", lambda claim, evidence: between)
+    monkeypatch.setattr(entailment, "_logit", lambda claim, evidence, paired=False: between)
     monkeypatch.setattr(probe.Probe, "score", lambda self, claim, evidence: 0.0)
     evidence = "GINNs train shape-generative neural fields without any data."
     assert entailment.affirmed(REVERSAL, evidence, probe=True)
@@ -124,7 +150,7 @@ def test_the_grounding_benchmark_says_which_check_ran_and_when_the_fallback_did(
     monkeypatch.delenv("PAPERCHAT_ENTAILMENT_PROBE", raising=False)
     assert learned_check() == "cross-encoder + probe on the local 0.5B"
     monkeypatch.setenv("PAPERCHAT_ENTAILMENT_PROBE", "false")
-    assert learned_check() == "cross-encoder (probe off)"
+    assert learned_check() == "the cross-encoder that decides alone (probe off)"
     monkeypatch.delenv("PAPERCHAT_ENTAILMENT_PROBE")
     monkeypatch.setattr("assistant.engines.local.installed_models", lambda: [])
     probe.probe.cache_clear()

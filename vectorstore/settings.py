@@ -83,7 +83,8 @@ class Settings(BaseSettings):
     entailment_probe: bool = Field(default=True, description="With entailment_check: the local Qwen2.5 0.5B's reading of each "
                                                              "such claim (a linear probe, assistant/probe.py) joins the "
                                                              "learned model's, when that model is installed (about 0.5 s a "
-                                                             "claim on 2 cores); false: the learned model alone.")
+                                                             "claim on 2 cores); false, or without that model: a "
+                                                             "cross-encoder trained to decide alone, at its own thresholds.")
     quotes_under_summary: bool = Field(default=True, description="LLM engines: after the model's verified sentences, show the "
                                                                   "abstract sentences it condensed (no selected fact is lost).")
 
