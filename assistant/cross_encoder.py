@@ -34,7 +34,6 @@ class CrossEncoder:
 
         self._torch = torch
         self.max_tokens = max_tokens
-        self.weights_name = weights.name
         self.tokenizer = AutoTokenizer.from_pretrained(model_dir)
         self.encoder = AutoModel.from_pretrained(model_dir).eval()
         saved = np.load(weights)

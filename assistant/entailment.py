@@ -61,20 +61,32 @@ class EntailmentModel(CrossEncoder):
 
 
 @lru_cache(maxsize=2)
-def model(weights: Path = WEIGHTS) -> EntailmentModel:
-    """The shared model with these weights, loaded on first use."""
+def _load(weights: Path) -> EntailmentModel:
     return EntailmentModel(packaged_model_dir(), weights)
+
+
+def model(weights: Path = WEIGHTS) -> EntailmentModel:
+    """The shared model with these weights, loaded on first use (once per weights file)."""
+    return _load(weights)
+
+
+def as_sentence(claim: str) -> str:
+    """The claim as the model reads it: the verifier cuts claims before their marker, the model learnt whole sentences."""
+    claim = claim.strip()
+    return claim if not claim or claim[-1] in ".!?" else claim + "."
+
+
+def _scored(claim: str) -> bool:
+    """Claims under ``MIN_WORDS`` words stay with the rules."""
+    return len(_WORD.findall(claim)) >= MIN_WORDS
 
 
 def _logit(claim: str, evidence: str, paired: bool = False) -> float | None:
     """The logit of the model that decides alone (``paired``: of the one read with the probe) for ``claim`` given
     ``evidence``, or None for claims under ``MIN_WORDS`` words."""
-    claim = claim.strip()
-    if claim and claim[-1] not in ".!?":  # the verifier cuts claims before their marker; the model learnt whole sentences
-        claim += "."
-    if len(_WORD.findall(claim)) < MIN_WORDS:
+    if not _scored(claim):
         return None
-    return model(PAIRED_WEIGHTS if paired else WEIGHTS).scores([(claim, evidence)])[0]
+    return model(PAIRED_WEIGHTS if paired else WEIGHTS).scores([(as_sentence(claim), evidence)])[0]
 
 
 def _reaches(claim: str, evidence: str, probe: bool, veto: bool, polarity: bool = False) -> bool | None:
@@ -84,7 +96,9 @@ def _reaches(claim: str, evidence: str, probe: bool, veto: bool, polarity: bool 
     own threshold for a rescue from a polarity fault (``polarity``); the probe does not run when no score it gave its
     training claims (``low``..``high``) could change the answer. Otherwise the cross-encoder that decides alone does, at
     ``THRESHOLD`` / ``RESCUE``."""
-    reader = probe_model() if probe and len(_WORD.findall(claim)) >= MIN_WORDS else None
+    if not _scored(claim):
+        return None
+    reader = probe_model() if probe else None
     if reader is None:
         alone = _logit(claim, evidence)
         return None if alone is None else alone >= (THRESHOLD if veto else RESCUE)

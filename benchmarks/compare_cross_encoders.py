@@ -13,7 +13,7 @@ makes to the cross-encoder (a veto of a claim the rules keep, a rescue of one th
 The learned check alone, with the probe off: the probe's mix and thresholds belong to the shipped weights. Claim by
 claim, not the answer path: ``python -m benchmarks.grounding`` gives the honest figures of a pick.
 
-    python -m benchmarks.compare_cross_encoders WEIGHTS.npz ... [--fit 61-79] [--report 80-82]
+    python -m benchmarks.compare_cross_encoders WEIGHTS.npz ... [--fit 61-79] [--report 80-82] [--at VETO RESCUE]
 """
 
 from __future__ import annotations
@@ -28,11 +28,9 @@ from assistant import entailment
 from assistant.claims import Abstract, check
 from assistant.cross_encoder import packaged_model_dir
 from benchmarks.train_entailment import DATA, Corpus
-from benchmarks.train_probe import arrays, collect, rates
+from benchmarks.train_probe import VETOES, arrays, best_thresholds, collect, rates
 
 ROOT = Path(__file__).resolve().parents[1]
-VETOES = np.arange(-8.0, 3.01, 0.5)
-RESCUES = np.arange(-3.0, 8.01, 0.5)
 QUEST = "icml2024-poster-34319"
 
 
@@ -40,11 +38,6 @@ def set_range(text: str) -> list[int]:
     """``"61-79"`` -> [61, ..., 79]; ``"80"`` -> [80]."""
     first, _, last = text.partition("-")
     return list(range(int(first), int(last or first) + 1))
-
-
-def as_sentence(claim: str) -> str:
-    claim = claim.strip()
-    return claim if not claim or claim[-1] in ".!?" else claim + "."
 
 
 def claims_of_the_tests() -> list[tuple[str, str, bool]]:
@@ -76,16 +69,10 @@ def claims_of_the_tests() -> list[tuple[str, str, bool]]:
             seen.clear()
             check(claim, abstracts[paper], learned=True)
             if seen:
-                out.append((as_sentence(seen[0][0]), seen[0][1], keep))
+                out.append((entailment.as_sentence(seen[0][0]), seen[0][1], keep))
         return out
     finally:
         entailment.contradicted, entailment.affirmed = real
-
-
-def best(table: tuple[np.ndarray, ...], score: np.ndarray, vetoes: np.ndarray = VETOES) -> tuple[float, float]:
-    """The (veto, rescue) with the highest worse-of-two rate on ``table``, then the highest sum."""
-    top = max((min(r), sum(r), float(v), float(s)) for v in vetoes for s in RESCUES for r in [rates(table, score, v, s)])
-    return top[2], top[3]
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -96,6 +83,8 @@ def main(argv: list[str] | None = None) -> None:
                         help="cross-encoder weights (.npz, as python -m benchmarks.train_entailment writes)")
     parser.add_argument("--fit", default="61-79", help="grounding sets the thresholds are fitted on (default 61-79)")
     parser.add_argument("--report", default="80-82", help="grounding sets the fitted thresholds are reported on (default 80-82)")
+    parser.add_argument("--at", type=float, nargs=2, action="append", metavar=("VETO", "RESCUE"),
+                        help="also report these thresholds (default: the shipped THRESHOLD and RESCUE); repeatable")
     args = parser.parse_args(argv)
     fit_sets, report_sets = set_range(args.fit), set_range(args.report)
     paths = [DATA / f"grounding_heldout{n}.jsonl" for n in fit_sets + report_sets]
@@ -109,7 +98,7 @@ def main(argv: list[str] | None = None) -> None:
           f"fit on sets {args.fit}, report on {args.report}")
     for path in args.weights:
         model = entailment.EntailmentModel(packaged_model_dir(), path)
-        pairs = [(as_sentence(r["claim"]), r["evidence"]) for r in rows if r["call"]]
+        pairs = [(entailment.as_sentence(r["claim"]), r["evidence"]) for r in rows if r["call"]]
         scored = iter([s for i in range(0, len(pairs), 32) for s in model.scores(pairs[i:i + 32])])
         score = np.array([next(scored) if r["call"] else np.nan for r in rows])
         print(f"\n{path}")
@@ -122,14 +111,15 @@ def main(argv: list[str] | None = None) -> None:
         high = max(s for s, (_, _, keep) in zip(tests, claims) if not keep)  # ... and above this
         allowed = VETOES[(VETOES <= low) & (VETOES > high)]
         fit_table, report_table = tuple(a[fit] for a in table), tuple(a[~fit] for a in table)
-        shipped = entailment.THRESHOLD, entailment.RESCUE
-        print("  at the shipped thresholds ({:g}, {:g}): fit {:.3f} / {:.3f}, report {:.3f} / {:.3f}".format(
-            *shipped, *rates(fit_table, score[fit], *shipped), *rates(report_table, score[~fit], *shipped)))
+        fit_rows = [r for r, f in zip(rows, fit) if f]
+        for at in args.at or [(entailment.THRESHOLD, entailment.RESCUE)]:
+            print("  at {:g} / {:g}: fit {:.3f} / {:.3f}, report {:.3f} / {:.3f}".format(
+                *at, *rates(fit_table, score[fit], *at), *rates(report_table, score[~fit], *at)))
         for rule, vetoes in (("best on the fit sets", VETOES), ("keeping the tests' verdicts", allowed)):
             if not len(vetoes):
                 print(f"  {rule}: no veto threshold does")
                 continue
-            veto, rescue = best(fit_table, score[fit], vetoes)
+            veto, rescue, _ = best_thresholds(fit_rows, score[fit], polarity=False, grouped=False, vetoes=vetoes)
             k_fit, r_fit = rates(fit_table, score[fit], veto, rescue)
             k_rep, r_rep = rates(report_table, score[~fit], veto, rescue)
             print(f"  {rule}: veto {veto:g}, rescue {rescue:g}: fit {k_fit:.3f} / {r_fit:.3f}, report {k_rep:.3f} / {r_rep:.3f} "

@@ -5,7 +5,8 @@
 1. Every grounding case claim of ``--cases`` (default: held-out sets 3-31, which the cross-encoder never trained on)
    is checked alone against its paper with the learned check on; each call the check makes to the cross-encoder (a
    veto of a claim the rules keep, or a rescue of one they drop for its wording) is recorded with its evidence, its
-   logit from the cross-encoder the probe is read with (``entailment.PAIRED_WEIGHTS``) and the case's label (a kind that must keep its marker, or one that must lose it).
+   logit from the cross-encoder the probe is read with (``entailment.PAIRED_WEIGHTS``) and the case's label (a kind
+   that must keep its marker, or one that must lose it).
 2. The local Qwen2.5-Coder 0.5B reads each ``(claim, evidence)`` (``Probe.features``: about 1 s each on 2 cores;
    ``--cache`` keeps them between runs, saved every 100).
 3. A logistic regression (standardised features, L2 with C=0.01, balanced classes) is scored out of fold, seven folds
@@ -123,15 +124,18 @@ def group_of(row: dict[str, Any]) -> int:
     return int(number is not None and int(number.group(1)) >= NEWER)
 
 
+VETOES = np.arange(-10.0, 2.01, 0.5)  # the grid of veto thresholds
+
+
 def best_thresholds(rows: list[dict[str, Any]], score: np.ndarray, polarity: bool = True,
-                    grouped: bool = True) -> tuple[float, float, float]:
-    """The grid point (steps of 0.5) with the highest worst rate (supported kept, unsupported removed; in each group of
-    ``group_of`` when ``grouped``), then the highest sum: veto, rescue and (with ``polarity``, else the same as rescue)
-    the rescue of a polarity fault."""
+                    grouped: bool = True, vetoes: np.ndarray = VETOES) -> tuple[float, float, float]:
+    """The grid point (steps of 0.5; veto among ``vetoes``) with the highest worst rate (supported kept, unsupported
+    removed; in each group of ``group_of`` when ``grouped``), then the highest sum: veto, rescue and (with
+    ``polarity``, else the same as rescue) the rescue of a polarity fault."""
     best: tuple[float, float, float, float, float] = (-1.0, -1.0, 0.0, 0.0, 0.0)
     group = np.array([group_of(r) if grouped else 0 for r in rows])
     tables = [(arrays([r for r, g in zip(rows, group) if g == k]), score[group == k]) for k in sorted(set(group))]
-    for veto in np.arange(-10.0, 2.01, 0.5):
+    for veto in vetoes:
         for rescue in np.arange(-4.0, 8.01, 0.5):
             for level in np.arange(-4.0, 8.01, 0.5) if polarity else [rescue]:
                 r = [x for table, s in tables for x in rates(table, s, float(veto), float(rescue), float(level))]

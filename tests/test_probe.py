@@ -43,19 +43,21 @@ def test_the_weights_are_small_and_fit_the_installed_model():
 
 def test_with_the_probe_the_paired_cross_encoder_is_read_and_without_it_the_one_that_decides_alone(ginn, monkeypatch):
     assert check(REVERSAL, ginn).supported, "the lexical rules alone should let this through"
-    weights: list[str] = []
+    readers: list[entailment.EntailmentModel] = []
     scores = entailment.EntailmentModel.scores
 
     def spy(self, pairs):
-        weights.append(self.weights_name)
+        readers.append(self)
         return scores(self, pairs)
 
     monkeypatch.setattr(entailment.EntailmentModel, "scores", spy)
-    for on, used in ((True, entailment.PAIRED_WEIGHTS.name), (False, entailment.WEIGHTS.name)):
-        weights.clear()
+    paired, alone = entailment.model(entailment.PAIRED_WEIGHTS), entailment.model()
+    assert paired is not alone and alone is entailment.model(entailment.WEIGHTS)  # one load per weights file
+    for on, used in ((True, paired), (False, alone)):
+        readers.clear()
         verdict = check(REVERSAL, ginn, learned=True, probe=on)
         assert not verdict.supported and "entailment model" in verdict.reason, (on, verdict)
-        assert weights == [used], (on, weights)
+        assert readers == [used], (on, readers)
         assert check(FAITHFUL, ginn, learned=True, probe=on).supported
     # with the probe on, its reading decides: the paired cross-encoder's logit alone is inside the range it can move
     reader = probe.probe()
@@ -204,17 +206,19 @@ def test_the_thresholds_serve_the_worse_group_of_case_files():
     assert removed(grouped[0]) > removed(pooled[0])
 
 
-def test_comparing_cross_encoders_picks_the_best_worse_rate_within_the_allowed_vetoes():
-    """``benchmarks.compare_cross_encoders.best``: the thresholds with the highest worse-of-two rate, and only among the
-    veto thresholds it is given (those that keep the tests' verdicts)."""
-    from benchmarks.compare_cross_encoders import best, set_range
+def test_the_best_thresholds_can_be_kept_to_the_allowed_vetoes():
+    """``best_thresholds(..., vetoes=...)``, as ``benchmarks.compare_cross_encoders`` uses it: the thresholds with the
+    highest worse-of-two rate, the veto only among those given (those that keep the tests' verdicts)."""
+    from benchmarks.compare_cross_encoders import set_range
+    from benchmarks.train_probe import best_thresholds
 
     assert set_range("61-63") == [61, 62, 63] and set_range("80") == [80]
     # veto calls: supported claims score -1..0.9, unsupported ones -3..-1.1; one rescue call of each kind
     keep = [True] * 20 + [False] * 20 + [True, False]
     score = np.array([-1 + i * 0.1 for i in range(20)] + [-3 + i * 0.1 for i in range(20)] + [4.0, 2.0])
-    table = (np.array(["veto"] * 40 + ["rescue"] * 2), np.zeros(42, dtype=bool), np.ones(42, dtype=bool), np.array(keep))
-    veto, rescue = best(table, score)
+    rows = [{"file": "grounding_heldout61.jsonl", "call": "veto" if i < 40 else "rescue", "polarity": False,
+             "rules": True, "keep": k} for i, k in enumerate(keep)]
+    veto, rescue, _ = best_thresholds(rows, score, polarity=False, grouped=False)
     assert veto == -1.0 and 2.0 < rescue <= 4.0
-    veto, _ = best(table, score, vetoes=np.array([-3.0, -2.5]))  # only lower vetoes allowed: the higher of them
-    assert veto == -2.5
+    veto, _, _ = best_thresholds(rows, score, polarity=False, grouped=False, vetoes=np.array([-3.0, -2.5]))
+    assert veto == -2.5  # only lower vetoes allowed: the higher of them
