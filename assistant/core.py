@@ -23,8 +23,9 @@ from assistant.filters import LISTING_ENGINE, CatalogCache, Filters, listing, to
 from assistant.grounding import verify
 from assistant import lists
 from assistant.paper_map import PaperMap, PaperMapCache
-from assistant.selection import (LIST_SHOWN, Paraphrases, Shape, names_all, near_miss_text, question_shape, render, select, unanswered,
-                                 with_named_paper)
+from assistant.probe import probe
+from assistant.selection import (LIST_SHOWN, Paraphrases, Shape, learned_gap, names_all, near_miss_text, question_shape, render, select,
+                                 unanswered, with_named_paper)
 from assistant.related import related as find_related
 from assistant.retrieval import FusionConfig, HybridRetriever
 from assistant.types import Answer, Citation, Hit, ListPage, Removed
@@ -289,6 +290,11 @@ class Assistant:
         # "A and B": a paper whose title holds what the first never mentions joins; papers the question names are judged together
         together, selected = len(named) > len(selected) or names_all(query, selected), named
         gap = unanswered(query, idf, selected, together, paraphrases=self.paraphrases) if shape == "single" else ""
+        reader = probe() if shape == "single" and self.settings.near_miss_probe else None
+        if reader is not None:  # the local 0.5B reads the question with each selected abstract
+            t3 = time.perf_counter()
+            gap = learned_gap(query, selected, gap, reader)
+            timings["near_miss_probe"] = time.perf_counter() - t3
         if gap:  # on the topic, but no paper says what was asked: say so, quote the nearest
             turn.near_miss = True
             turn.text, turn.citations, _ = verify(near_miss_text(gap, selected), [ev.source for ev in selected], turn.question)

@@ -10,6 +10,10 @@ cross-encoder, and the two together better than either (``python -m benchmarks.t
 The probe's weights (standardisation, coefficients, the mix with the cross-encoder and its three thresholds) ship in
 ``assistant/data/entailment_probe.npz`` (a few kB). ``probe()`` returns None when the 0.5B model's part packages are
 not installed; the check then uses the cross-encoder alone, with its own thresholds.
+
+The same model reads a question with a paper's title and abstract (``Probe.answers``): whether the abstract states the
+answer, for the near-miss test (``assistant/selection.py::learned_gap``), with its own probe
+(``assistant/data/near_miss_probe.npz``, fitted by ``python -m benchmarks.train_near_miss_probe``).
 """
 
 from __future__ import annotations
@@ -28,28 +32,50 @@ PROMPT = ("<|im_start|>system\nYou check whether a claim is true to the evidence
           "Evidence: {evidence}\n\nClaim: {claim}\n\nDoes the evidence support every part of the claim, with nothing "
           "reversed, changed or added? Answer yes or no.<|im_end|>\n<|im_start|>assistant\nAnswer:")
 MAX_EVIDENCE_CHARS = 1500  # two long sentences; keeps the prompt well inside the context
+NEAR_MISS_WEIGHTS = Path(__file__).with_name("data") / "near_miss_probe.npz"
+QUESTION_PROMPT = ("<|im_start|>system\nYou judge whether a paper's abstract answers a question.<|im_end|>\n<|im_start|>user\n"
+                   "Abstract: {title}. {abstract}\n\nQuestion: {question}\n\nDoes the abstract state the answer to this "
+                   "question? Answer yes or no.<|im_end|>\n<|im_start|>assistant\nAnswer:")
+MAX_ABSTRACT_CHARS = 2200  # a long abstract; the prompt stays under the 1,024-token context
 
 
 class Probe:
-    """``features(claim, evidence)``: the model's last hidden state; ``score(...)``: the probe's logit (> 0: supported)."""
+    """``features(claim, evidence)``: the model's last hidden state; ``score(...)``: the probe's logit (> 0: supported).
+    ``reading(question, title, abstract)`` and ``answers(...)``: the same for a question and a paper (> 0: answered)."""
 
-    def __init__(self, gguf: Path, weights: Path | None = WEIGHTS, threads: int = 2) -> None:
+    def __init__(self, gguf: Path, weights: Path | None = WEIGHTS, threads: int = 2,
+                 near_miss_weights: Path | None = NEAR_MISS_WEIGHTS) -> None:
         from assistant.engines.local import load_llama
 
         self._llm = load_llama(str(gguf), threads, 1024, embedding=True)  # shared, and freed before the interpreter exits
         self._lock = threading.Lock()
         self.weights = dict(np.load(weights)) if weights is not None else {}
+        self.near_miss_weights = dict(np.load(near_miss_weights)) if near_miss_weights is not None else {}
+
+    def _hidden(self, prompt: str) -> np.ndarray:
+        with self._lock:
+            vector = self._llm.embed(prompt, normalize=False)
+        return np.asarray(vector, dtype=np.float32).reshape(-1)
 
     def features(self, claim: str, evidence: str) -> np.ndarray:
         claim, evidence = prepare(claim, evidence[:MAX_EVIDENCE_CHARS])
-        with self._lock:
-            vector = self._llm.embed(PROMPT.format(evidence=evidence, claim=claim), normalize=False)
-        return np.asarray(vector, dtype=np.float32).reshape(-1)
+        return self._hidden(PROMPT.format(evidence=evidence, claim=claim))
 
     def score(self, claim: str, evidence: str) -> float:
-        w = self.weights
-        x = (self.features(claim, evidence) - w["mean"]) / w["scale"]
-        return float(x @ w["coef"] + w["bias"])
+        return _linear(self.weights, self.features(claim, evidence))
+
+    def reading(self, question: str, title: str, abstract: str) -> np.ndarray:
+        """The last hidden state for "does this abstract state the answer to ``question``?" (the stored, cleaned text)."""
+        return self._hidden(QUESTION_PROMPT.format(title=title, abstract=abstract[:MAX_ABSTRACT_CHARS], question=question))
+
+    def answers(self, question: str, title: str, abstract: str) -> float:
+        """The near-miss probe's logit: above 0, the paper's abstract states the answer to ``question``."""
+        return _linear(self.near_miss_weights, self.reading(question, title, abstract))
+
+
+def _linear(weights: dict[str, np.ndarray], x: np.ndarray) -> float:
+    """A logistic probe's logit for features ``x`` (standardised by the weights' mean and scale)."""
+    return float((x - weights["mean"]) / weights["scale"] @ weights["coef"] + weights["bias"])
 
 
 @lru_cache(maxsize=1)

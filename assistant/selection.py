@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import threading
 from functools import lru_cache
-from typing import Callable, Literal
+from typing import Any, Callable, Literal
 
 import numpy as np
 
@@ -277,6 +277,27 @@ def unanswered(question: str, idf: dict[str, float], selected: list[Evidence], t
         return "never mentions " + ", ".join(f"“{surface.get(t, t)}”" for t in missing[0][:4])
     assert slot is not None  # the lead answers by its words, so it failed on its slot
     return f"gives {slot.describe()}"
+
+
+LEARNED_GAP = "does not state what is asked"
+
+
+def learned_gap(question: str, selected: list[Evidence], gap: str, reader: Any) -> str:
+    """The near-miss verdict with the local 0.5B's reading (``assistant/probe.py``: ``reader.answers`` reads the
+    question with each selected paper's abstract, the near-miss probe's logit above 0 when it states the answer).
+
+    With the best reading over the selected papers: below the probe's ``low`` threshold the question is a near miss
+    even when the rules (``unanswered``, whose verdict is ``gap``) find nothing missing, reported as
+    ``LEARNED_GAP``; at or above ``high``, the rules' near miss is overruled and the question is answered. Both
+    thresholds ship with the probe's weights (``python -m benchmarks.train_near_miss_probe``)."""
+    papers = [ev for ev in selected if ev.source.abstract][:MAX_SINGLE_PAPERS]
+    w = reader.near_miss_weights
+    if not papers or not w:
+        return gap
+    best = max(reader.answers(question, ev.source.title, ev.source.abstract) for ev in papers)
+    if best < float(w["low"]):
+        return gap or LEARNED_GAP
+    return gap if best < float(w["high"]) else ""
 
 
 def _slot_empty(slot: Slot | None, question: str, group: list[Evidence]) -> bool:

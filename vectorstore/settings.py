@@ -85,6 +85,11 @@ class Settings(BaseSettings):
                                                              "learned model's, when that model is installed (about 0.5 s a "
                                                              "claim on 2 cores); false, or without that model: a "
                                                              "cross-encoder trained to decide alone, at its own thresholds.")
+    near_miss_probe: bool = Field(default=True, description="Single-paper questions: the local Qwen2.5 0.5B reads the question "
+                                                            "with each selected abstract (a linear probe, assistant/probe.py) and "
+                                                            "decides, with the near-miss rules, whether the papers answer it, when "
+                                                            "that model is installed (about 1-2 s a paper on 2 cores); false, or "
+                                                            "without that model: the rules alone.")
     quotes_under_summary: bool = Field(default=True, description="LLM engines: after the model's verified sentences, show the "
                                                                   "abstract sentences it condensed (no selected fact is lost).")
 

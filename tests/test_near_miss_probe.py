@@ -1,0 +1,103 @@
+"""The near-miss probe (assistant/probe.py: the local 0.5B reads a question with a selected abstract) and how its reading
+joins the near-miss rules (``selection.learned_gap``). The questions are written for these tests from the seed abstracts,
+not taken from any question set."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from assistant import probe
+from assistant.evidence import Evidence
+from assistant.selection import LEARNED_GAP, learned_gap
+from assistant.types import Source
+from vectorstore.settings import Settings
+
+
+class Reader:
+    """A stand-in for ``Probe`` with fixed readings per paper, recording which papers it read."""
+
+    near_miss_weights = {"low": np.float32(-1.0), "high": np.float32(2.0)}
+
+    def __init__(self, **scores: float) -> None:
+        self.scores, self.read = scores, []
+
+    def answers(self, question: str, title: str, abstract: str) -> float:
+        self.read.append(title)
+        return self.scores[title]
+
+
+def _papers(*titles: str) -> list[Evidence]:
+    return [Evidence(Source(i, f"p{i}", title, f"The abstract of {title}."), [(0, 10, 0.5)]) for i, title in enumerate(titles, 1)]
+
+
+@pytest.mark.parametrize("score, gap, verdict", [
+    (-3.0, "", LEARNED_GAP),                       # the rules find nothing missing, the reading is clear: a near miss
+    (-3.0, "never mentions “GPU”", "never mentions “GPU”"),  # both agree: the rules' reason is the one shown
+    (0.5, "", ""),                                 # between the thresholds the rules decide
+    (0.5, "never mentions “GPU”", "never mentions “GPU”"),
+    (2.0, "never mentions “GPU”", ""),             # at or above high the reading overrules the rules' near miss
+])
+def test_the_reading_and_the_rules_decide_together(score, gap, verdict):
+    assert learned_gap("How many GPUs?", _papers("A"), gap, Reader(A=score)) == verdict
+
+
+def test_the_best_reading_of_the_selected_papers_counts():
+    reader = Reader(A=-3.0, B=0.5)
+    assert learned_gap("Which dataset?", _papers("A", "B"), "", reader) == ""  # B may answer it
+    assert reader.read == ["A", "B"]
+
+
+def test_without_weights_the_rules_decide_alone():
+    reader = Reader(A=-3.0)
+    reader.near_miss_weights = {}
+    assert learned_gap("Which dataset?", _papers("A"), "", reader) == ""
+    assert reader.read == []
+
+
+def test_the_setting_defaults_on_and_the_environment_turns_it_off(monkeypatch):
+    monkeypatch.delenv("PAPERCHAT_NEAR_MISS_PROBE", raising=False)
+    assert Settings().near_miss_probe is True
+    monkeypatch.setenv("PAPERCHAT_NEAR_MISS_PROBE", "false")
+    assert Settings().near_miss_probe is False
+
+
+def test_the_weights_are_small_and_fit_the_installed_model():
+    assert probe.NEAR_MISS_WEIGHTS.is_file() and probe.NEAR_MISS_WEIGHTS.stat().st_size < 50_000
+    reader = probe.probe()
+    assert reader is not None, "./install.sh installs the local 0.5B model the probe reads"
+    w = reader.near_miss_weights
+    assert {"mean", "scale", "coef", "bias", "low", "high"} <= set(w) and float(w["low"]) <= float(w["high"])
+    vector = reader.reading("How many species?", "A zoo", "The dataset covers over 70 species.")
+    assert vector.shape == w["coef"].shape == w["mean"].shape and np.isfinite(vector).all()
+
+
+@pytest.fixture(scope="module")
+def assistants(seeded):
+    from assistant import Assistant
+
+    return (Assistant(seeded, engine="extractive", auto_ingest=False),
+            Assistant(seeded, engine="extractive", auto_ingest=False, near_miss_probe=False))
+
+
+# The abstract says how TINED distils a trained GNN, never what happens when the graph changes afterwards; every word
+# of the question is in it, so the rules let it through.
+UNSAID = "Does TINED's distilled MLP keep working when the graph changes after training?"
+ANSWERED = ["How do GINNs avoid mode collapse?", "Can GINNs train shape-generative models without data?",
+            "How does TINED transfer the feature transformation of a GNN layer to the MLP?",
+            "Which dataset was annotated with text for motion synthesis of many object categories?"]
+
+
+def test_a_near_miss_the_rules_let_through_is_said_so(assistants):
+    shipped, rules_only = assistants
+    assert not rules_only.ask(UNSAID).near_miss, "the rules alone should let this through"
+    answer = shipped.ask(UNSAID)
+    assert answer.near_miss and not answer.abstained and LEARNED_GAP in answer.text, answer.text
+    assert {c.paper_id for c in answer.citations} == {"icml2025-44094"}  # it still quotes the paper asked about
+    assert answer.timings["near_miss_probe"] > 0 and "near_miss_probe" not in rules_only.ask(UNSAID).timings
+
+
+@pytest.mark.parametrize("question", ANSWERED)
+def test_answerable_questions_stay_answered(assistants, question):
+    answer = assistants[0].ask(question)
+    assert not answer.near_miss and not answer.abstained and answer.citations, answer.text
