@@ -282,17 +282,26 @@ def unanswered(question: str, idf: dict[str, float], selected: list[Evidence], t
 LEARNED_GAP = "does not state what is asked"
 
 
+def slot_answered(question: str, selected: list[Evidence]) -> bool:
+    """The question asks for a value of a kind (``answer_types.asked_slot``: "how many datasets") and a selected paper
+    gives one next to what is asked ("seven datasets")."""
+    slot = asked_slot(question)
+    return slot is not None and any(slot_filled(slot, question, ev.source.title, ev.source.abstract) is True for ev in selected)
+
+
 def learned_gap(question: str, selected: list[Evidence], gap: str, reader: Any) -> str:
     """The near-miss verdict with the local 0.5B's reading (``assistant/probe.py``: ``reader.answers`` reads the
     question with each selected paper's abstract, the near-miss probe's logit above 0 when it states the answer).
 
     With the best reading over the selected papers: below the probe's ``low`` threshold the question is a near miss
     even when the rules (``unanswered``, whose verdict is ``gap``) find nothing missing, reported as
-    ``LEARNED_GAP``; at or above ``high``, the rules' near miss is overruled and the question is answered. Both
-    thresholds ship with the probe's weights (``python -m benchmarks.train_near_miss_probe``)."""
+    ``LEARNED_GAP``, unless a paper gives the value the question asks for (``slot_answered``: the 0.5B read "across
+    seven datasets" as not answering "how many datasets"); at or above ``high``, the rules' near miss is overruled
+    and the question is answered. Both thresholds ship with the probe's weights (``python -m
+    benchmarks.train_near_miss_probe``). When neither can change the rules' verdict the model is not run."""
     papers = [ev for ev in selected if ev.source.abstract][:MAX_SINGLE_PAPERS]
     w = reader.near_miss_weights
-    if not papers or not w:
+    if not papers or not w or (not gap and slot_answered(question, papers)):
         return gap
     best = max(reader.answers(question, ev.source.title, ev.source.abstract) for ev in papers)
     if best < float(w["low"]):

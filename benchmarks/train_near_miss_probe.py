@@ -32,6 +32,7 @@ import numpy as np
 
 from benchmarks.common import DISTRACTORS, SEED, build_store, require_shared
 from benchmarks.paraphrases import DATA, record
+from benchmarks.train_probe import logistic, out_of_fold
 
 TRAIN = ([DATA / f"answerability_train{i}.jsonl" for i in (1, 2, 3)] + [DATA / "near_miss_heldout.jsonl"]
          + [DATA / f"near_miss_heldout{i}.jsonl" for i in range(2, 10)] + [DATA / "near_miss_qa.jsonl", DATA / "near_miss_dev2.jsonl"])
@@ -52,14 +53,16 @@ def questions(paths: list[Path]) -> list[dict[str, Any]]:
     return [r for r in rows if r.get("kind") in ("single", "near_miss") and not r.get("history") and len(r["gold"]) == 1]
 
 
-def rules_verdicts(rows: list[dict[str, Any]]) -> dict[tuple[str, str], bool]:
-    """(file, id) -> whether the rules call the question a near miss, for those that reach the test."""
+def rules_verdicts(rows: list[dict[str, Any]]) -> dict[tuple[str, str], tuple[bool, bool]]:
+    """(file, id) -> whether the rules call the question a near miss, and whether a selected paper gives the value it
+    asks for (``selection.slot_answered``), for the questions that reach the test."""
     from assistant import selection
 
     assistant = build_store("distractors", [SEED, *DISTRACTORS])
     assistant.settings = assistant.settings.with_overrides(near_miss_probe=False)  # the rules' own verdict, and no 0.5B call
     seen = record(assistant, rows)
-    return {(row["file"], row["id"]): bool(selection.unanswered(q, idf, sel, together, paraphrases=assistant.paraphrases))
+    return {(row["file"], row["id"]): (bool(selection.unanswered(q, idf, sel, together, paraphrases=assistant.paraphrases)),
+                                       selection.slot_answered(q, sel[:selection.MAX_SINGLE_PAPERS]))
             for row, (q, idf, sel, together) in seen}
 
 
@@ -89,30 +92,27 @@ def rates(near: np.ndarray, answerable: np.ndarray) -> tuple[float, float]:
     return float(near[~answerable].mean()), float(near[answerable].mean())
 
 
-def decide(score: np.ndarray, rules: np.ndarray, low: float, high: float) -> np.ndarray:
-    """``selection.learned_gap`` on arrays: a near miss below ``low``, or when the rules say so and the score is under ``high``."""
-    return (score < low) | (rules & (score < high))
+def decide(score: np.ndarray, rules: np.ndarray, low: float, high: float, filled: np.ndarray | None = None) -> np.ndarray:
+    """``selection.learned_gap`` on arrays: a near miss below ``low`` unless the asked value is given (``filled``), or
+    when the rules say so and the score is under ``high``."""
+    return ((score < low) & ~(np.zeros(len(score), dtype=bool) if filled is None else filled)) | (rules & (score < high))
 
 
-def best_thresholds(score: np.ndarray, rules: np.ndarray, answerable: np.ndarray) -> tuple[float, float]:
+def best_thresholds(score: np.ndarray, rules: np.ndarray, answerable: np.ndarray, filled: np.ndarray) -> tuple[float, float]:
     """The (low, high) grid point that says the most near misses so while taking no more answerable questions for near
     misses than the rules alone ("no new false near misses"), then the fewest of those, then the highest ``low``."""
     ceiling = rates(rules, answerable)[1]
     best: tuple[float, float, float, float] = (-1.0, 0.0, 0.0, 0.0)
     for low in GRID:
         for high in GRID[GRID >= low]:
-            said, false = rates(decide(score, rules, float(low), float(high)), answerable)
+            said, false = rates(decide(score, rules, float(low), float(high), filled), answerable)
             if false <= ceiling + 1e-9:
                 best = max(best, (said, -false, float(low), float(high)))
     return best[2], best[3]
 
 
 def main(argv: list[str] | None = None) -> None:
-    from sklearn.linear_model import LogisticRegression
     from sklearn.metrics import roc_auc_score
-    from sklearn.model_selection import GroupKFold
-    from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import StandardScaler
 
     from benchmarks.train_answerability import papers as load
 
@@ -130,41 +130,35 @@ def main(argv: list[str] | None = None) -> None:
     held = [r for r in held if (r["file"], r["id"]) in verdicts]
     known = readings(train + held, papers, args.cache)
 
-    def arrays(rows: list[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    def arrays(rows: list[dict[str, Any]]) -> tuple[np.ndarray, ...]:
+        """Readings, labels (answerable), the rules' verdicts, asked values given, and file names."""
         X = np.stack([known[key(r["question"], *papers[r["gold"][0]])] for r in rows])
-        return (X, np.array([r["kind"] == "single" for r in rows]), np.array([verdicts[(r["file"], r["id"])] for r in rows]),
-                np.array([r["file"] for r in rows]))
+        rules, filled = (np.array(column, dtype=bool) for column in zip(*(verdicts[(r["file"], r["id"])] for r in rows)))
+        return X, np.array([r["kind"] == "single" for r in rows]), rules, filled, np.array([r["file"] for r in rows])
 
-    X, y, rules, files = arrays(train)
-    Xh, yh, rules_h, files_h = arrays(held)
-
-    def fit(rows: np.ndarray) -> Any:
-        model = make_pipeline(StandardScaler(), LogisticRegression(C=C, max_iter=5000, class_weight="balanced"))
-        return model.fit(X[rows], y[rows])
-
-    oof = np.zeros(len(y))
-    for part, rest in GroupKFold(FOLDS).split(X, y, files):
-        oof[rest] = fit(part).decision_function(X[rest])
-    model = fit(np.arange(len(y)))
+    X, y, rules, filled, files = arrays(train)
+    Xh, yh, rules_h, filled_h, files_h = arrays(held)
+    oof = out_of_fold(X, y, files, FOLDS, C)
+    model = logistic(X, y, C)
     held_score = model.decision_function(Xh)
-    low, high = best_thresholds(oof, rules, y)
+    low, high = best_thresholds(oof, rules, y, filled)
     print(f"{len(train)} training questions ({int((~y).sum())} near misses), {len(held)} held ({int((~yh).sum())}); "
           f"AUC of 'answerable reads higher': training (out of fold) {roc_auc_score(y, oof):.3f}, held {roc_auc_score(yh, held_score):.3f}")
     print(f"{'files':40} {'decision':32} {'near misses said so':>20} {'answerable taken for near misses':>34}")
-    groups = [("training (out of fold)", oof, rules, y, files)]
+    groups = [("training (out of fold)", oof, rules, filled, y)]
     for name in dict.fromkeys(files_h):
         m = files_h == name
-        groups.append((name, held_score[m], rules_h[m], yh[m], files_h[m]))
-    groups.append(("held, together", held_score, rules_h, yh, files_h))
-    for name, score, rule, label, _ in groups:
+        groups.append((name, held_score[m], rules_h[m], filled_h[m], yh[m]))
+    groups.append(("held, together", held_score, rules_h, filled_h, yh))
+    for name, score, rule, given, label in groups:
         for decision, near in (("rules alone", rule), ("probe alone, below 0", score < 0),
-                               (f"both (low {low:g}, high {high:g})", decide(score, rule, low, high))):
+                               (f"both (low {low:g}, high {high:g})", decide(score, rule, low, high, given))):
             said, false = rates(near, label)
             n_near, n_ans = int((~label).sum()), int(label.sum())
             print(f"{name:40} {decision:32} {round(said * n_near):>11}/{n_near:<8} {round(false * n_ans):>20}/{n_ans:<13}")
-    scaler, logistic = model.named_steps["standardscaler"], model.named_steps["logisticregression"]
+    scaler, regression = model.named_steps["standardscaler"], model.named_steps["logisticregression"]
     np.savez(args.out, mean=scaler.mean_.astype(np.float32), scale=scaler.scale_.astype(np.float32),
-             coef=logistic.coef_[0].astype(np.float32), bias=np.float32(logistic.intercept_[0]),
+             coef=regression.coef_[0].astype(np.float32), bias=np.float32(regression.intercept_[0]),
              low=np.float32(low), high=np.float32(high))
     print(f"wrote {args.out}")
 

@@ -143,12 +143,27 @@ def best_thresholds(rows: list[dict[str, Any]], score: np.ndarray, polarity: boo
     return best[2], best[3], best[4]
 
 
-def main(argv: list[str] | None = None) -> None:
+def logistic(X: np.ndarray, y: np.ndarray, c: float = C) -> Any:
+    """A logistic regression on standardised features (L2 with ``c``, balanced classes), fitted on ``X``, ``y``."""
     from sklearn.linear_model import LogisticRegression
-    from sklearn.metrics import roc_auc_score
-    from sklearn.model_selection import GroupKFold
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
+
+    return make_pipeline(StandardScaler(), LogisticRegression(C=c, max_iter=5000, class_weight="balanced")).fit(X, y)
+
+
+def out_of_fold(X: np.ndarray, y: np.ndarray, groups: np.ndarray, folds: int, c: float = C) -> np.ndarray:
+    """Each row's ``logistic`` score from the fit on the other folds (``folds`` folds grouped by ``groups``)."""
+    from sklearn.model_selection import GroupKFold
+
+    oof = np.zeros(len(y))
+    for train, test in GroupKFold(folds).split(X, y, groups):
+        oof[test] = logistic(X[train], y[train], c).decision_function(X[test])
+    return oof
+
+
+def main(argv: list[str] | None = None) -> None:
+    from sklearn.metrics import roc_auc_score
 
     parser = argparse.ArgumentParser(prog="python -m benchmarks.train_probe", description=__doc__.split("\n\n")[0])
     parser.add_argument("--cases", type=Path, nargs="*", default=DEFAULT)
@@ -166,13 +181,7 @@ def main(argv: list[str] | None = None) -> None:
     ce = np.array([r["logit"] for r in called], dtype=float)
     groups = np.array([r["file"] for r in called])
 
-    def fit(train: np.ndarray) -> Any:
-        model = make_pipeline(StandardScaler(), LogisticRegression(C=C, max_iter=5000, class_weight="balanced"))
-        return model.fit(X[train], y[train])
-
-    oof = np.zeros(len(called))
-    for train, test in GroupKFold(FOLDS).split(X, y, groups):
-        oof[test] = fit(train).decision_function(X[test])
+    oof = out_of_fold(X, y, groups, FOLDS)
     mix = float(ce.std() / oof.std())
     combined = ce + mix * oof
     calls = np.array([r["call"] for r in called])
@@ -200,7 +209,7 @@ def main(argv: list[str] | None = None) -> None:
     veto, rescue, polarity = best_thresholds(rows, full)
     report("  worst of both groups (saved)", veto, rescue, polarity)
 
-    final = fit(np.arange(len(called)))
+    final = logistic(X, y)
     low, high = np.percentile(final.decision_function(X), [0.5, 99.5])  # the range the probe's readings fall in
     probe_scores = final.decision_function(X)
     level = np.where(calls == "veto", veto, np.where([r["polarity"] for r in called], polarity, rescue))

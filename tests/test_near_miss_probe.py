@@ -48,6 +48,15 @@ def test_the_best_reading_of_the_selected_papers_counts():
     assert reader.read == ["A", "B"]
 
 
+def test_a_paper_that_gives_the_asked_value_is_not_read():
+    """"Seven datasets" answers "how many datasets": the reading cannot make it a near miss, so it is not run."""
+    papers = [Evidence(Source(1, "p1", "TINED", "Experiments show that TINED outperforms GNNs across seven datasets."), [(0, 60, 0.5)])]
+    reader = Reader(TINED=-3.0)
+    assert learned_gap("How many datasets was TINED evaluated on?", papers, "", reader) == ""
+    assert reader.read == []
+    assert learned_gap("Which optimizer was TINED trained with?", papers, "", reader) == LEARNED_GAP  # no such value given
+
+
 def test_without_weights_the_rules_decide_alone():
     reader = Reader(A=-3.0)
     reader.near_miss_weights = {}
@@ -76,7 +85,7 @@ def test_the_weights_are_small_and_fit_the_installed_model():
 def assistants(seeded):
     from assistant import Assistant
 
-    return (Assistant(seeded, engine="extractive", auto_ingest=False),
+    return (Assistant(seeded, engine="extractive", auto_ingest=False, near_miss_probe=True),  # the shipped default
             Assistant(seeded, engine="extractive", auto_ingest=False, near_miss_probe=False))
 
 
@@ -84,6 +93,7 @@ def assistants(seeded):
 # of the question is in it, so the rules let it through.
 UNSAID = "Does TINED's distilled MLP keep working when the graph changes after training?"
 ANSWERED = ["How do GINNs avoid mode collapse?", "Can GINNs train shape-generative models without data?",
+            "How many datasets was TINED evaluated on?", "Across how many supervised tasks does AminoAseed improve on ESM3?",
             "How does TINED transfer the feature transformation of a GNN layer to the MLP?",
             "Which dataset was annotated with text for motion synthesis of many object categories?"]
 
