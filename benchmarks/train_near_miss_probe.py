@@ -32,7 +32,7 @@ import numpy as np
 
 from benchmarks.common import DISTRACTORS, SEED, build_store, require_shared
 from benchmarks.paraphrases import DATA, record
-from benchmarks.train_probe import logistic, out_of_fold
+from benchmarks.train_probe import cached_readings, logistic, out_of_fold
 
 TRAIN = ([DATA / f"answerability_train{i}.jsonl" for i in (1, 2, 3)] + [DATA / "near_miss_heldout.jsonl"]
          + [DATA / f"near_miss_heldout{i}.jsonl" for i in range(2, 10)] + [DATA / "near_miss_qa.jsonl", DATA / "near_miss_dev2.jsonl"])
@@ -68,23 +68,8 @@ def rules_verdicts(rows: list[dict[str, Any]]) -> dict[tuple[str, str], tuple[bo
 
 def readings(rows: list[dict[str, Any]], papers: dict[str, tuple[str, str]], cache: Path | None) -> dict[str, np.ndarray]:
     """The 0.5B's reading of each question with its paper, by ``key`` (read from and added to ``cache``)."""
-    from assistant.engines.local import ensure_model
-    from assistant.probe import MODEL, Probe
-    from vectorstore.settings import Settings
-
-    known: dict[str, np.ndarray] = dict(np.load(cache)) if cache and cache.exists() else {}
     todo = {key(r["question"], *papers[r["gold"][0]]): r for r in rows}
-    missing = [k for k in todo if k not in known]
-    if missing:
-        reader = Probe(ensure_model(MODEL, Settings().cache_dir / "models"), weights=None, near_miss_weights=None)
-        for i, k in enumerate(missing, 1):
-            row = todo[k]
-            known[k] = reader.reading(row["question"], *papers[row["gold"][0]])
-            if i % 100 == 0 or i == len(missing):
-                print(f"  readings {i}/{len(missing)}", flush=True)
-                if cache:
-                    np.savez(cache, **known)  # type: ignore[arg-type]
-    return known
+    return cached_readings(todo, lambda reader, r: reader.reading(r["question"], *papers[r["gold"][0]]), cache)
 
 
 def rates(near: np.ndarray, answerable: np.ndarray) -> tuple[float, float]:

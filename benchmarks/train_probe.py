@@ -80,23 +80,31 @@ def collect(paths: list[Path]) -> list[dict[str, Any]]:
     return rows
 
 
-def features(rows: list[dict[str, Any]], cache: Path | None) -> dict[str, np.ndarray]:
+def cached_readings(todo: dict[str, Any], read: Callable[[Any, Any], np.ndarray], cache: Path | None) -> dict[str, np.ndarray]:
+    """The local 0.5B's reading of each item of ``todo`` (key -> item; ``read(probe, item)``), by key: those ``cache``
+    holds are read from it, the rest computed and added to it as they go (saved every 100, so an interrupted run
+    resumes where it stopped)."""
     from assistant.engines.local import ensure_model
     from assistant.probe import MODEL, Probe
     from vectorstore.settings import Settings
 
     known: dict[str, np.ndarray] = dict(np.load(cache)) if cache and cache.exists() else {}
-    todo = {key(r["claim"], r["evidence"]): r for r in rows if r["call"]}
     missing = [k for k in todo if k not in known]
     if missing:
-        probe = Probe(ensure_model(MODEL, Settings().cache_dir / "models"), weights=None)
+        reader = Probe(ensure_model(MODEL, Settings().cache_dir / "models"), weights=None, near_miss_weights=None)
         for i, k in enumerate(missing, 1):
-            known[k] = probe.features(todo[k]["claim"], todo[k]["evidence"])
+            known[k] = read(reader, todo[k])
             if i % 100 == 0 or i == len(missing):
-                print(f"  features {i}/{len(missing)}", flush=True)
-                if cache:  # kept as it goes: an interrupted run resumes where it stopped
+                print(f"  readings {i}/{len(missing)}", flush=True)
+                if cache:
                     np.savez(cache, **known)  # type: ignore[arg-type]
     return known
+
+
+def features(rows: list[dict[str, Any]], cache: Path | None) -> dict[str, np.ndarray]:
+    """The probe's features of each call's ``(claim, evidence)``, by ``key``."""
+    todo = {key(r["claim"], r["evidence"]): r for r in rows if r["call"]}
+    return cached_readings(todo, lambda reader, r: reader.features(r["claim"], r["evidence"]), cache)
 
 
 Arrays = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
