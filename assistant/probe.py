@@ -21,6 +21,7 @@ from __future__ import annotations
 import threading
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -37,6 +38,7 @@ QUESTION_PROMPT = ("<|im_start|>system\nYou judge whether a paper's abstract ans
                    "Abstract: {title}. {abstract}\n\nQuestion: {question}\n\nDoes the abstract state the answer to this "
                    "question? Answer yes or no.<|im_end|>\n<|im_start|>assistant\nAnswer:")
 MAX_ABSTRACT_CHARS = 2200  # a long abstract; the prompt stays under the 1,024-token context
+_QUESTION_HEAD = QUESTION_PROMPT[:QUESTION_PROMPT.index("{title}")]  # the fixed part before the paper, decoded once
 
 
 class Probe:
@@ -51,11 +53,41 @@ class Probe:
         self._lock = threading.Lock()
         self.weights = dict(np.load(weights)) if weights is not None else {}
         self.near_miss_weights = dict(np.load(near_miss_weights)) if near_miss_weights is not None else {}
+        self._kept: list[int] = []  # the tokens whose keys and values the model's cache holds (``_last_hidden``)
 
     def _hidden(self, prompt: str) -> np.ndarray:
+        """The last token's hidden state by llama-cpp-python's ``embed`` (chat markers read as text), which the
+        entailment probe was fitted on."""
         with self._lock:
             vector = self._llm.embed(prompt, normalize=False)
+            self._kept = []  # embed clears the cache
         return np.asarray(vector, dtype=np.float32).reshape(-1)
+
+    def _last_hidden(self, head: str, rest: str) -> np.ndarray:
+        """The last token's hidden state for ``head + rest``, chat markers read as the model's special tokens.
+
+        ``embed`` makes llama.cpp output every token (through the 151k-word output layer too) and cuts the prompt at
+        512 tokens; here only the last token is decoded with outputs, and the fixed ``head`` is decoded once and kept
+        in the cache (decoded alone, so the reading does not depend on what was read before): 0.7x the time."""
+        import llama_cpp
+
+        llm, ctx = self._llm, self._llm.ctx
+        with self._lock:
+            start = llm.tokenize(head.encode(), add_bos=False, special=True)
+            tokens = llm.tokenize(rest.encode(), add_bos=False, special=True)[-(llm.n_ctx() - len(start)):]  # a long question: its end
+            memory = llama_cpp.llama_get_memory(ctx)
+            llama_cpp.llama_set_embeddings(ctx, False)
+            if self._kept == start:
+                llama_cpp.llama_memory_seq_rm(memory, 0, len(start), -1)
+            else:
+                llama_cpp.llama_memory_clear(memory, True)
+                _decode(ctx, start, llm.n_batch)
+                self._kept = start
+            _decode(ctx, tokens[:-1], llm.n_batch)
+            llama_cpp.llama_set_embeddings(ctx, True)  # the pooled (last-token) hidden state of the final token
+            _decode(ctx, tokens[-1:], llm.n_batch)
+            vector = np.array(llama_cpp.llama_get_embeddings_seq(ctx, 0)[:llm.n_embd()], dtype=np.float32)
+        return vector
 
     def features(self, claim: str, evidence: str) -> np.ndarray:
         claim, evidence = prepare(claim, evidence[:MAX_EVIDENCE_CHARS])
@@ -66,11 +98,23 @@ class Probe:
 
     def reading(self, question: str, title: str, abstract: str) -> np.ndarray:
         """The last hidden state for "does this abstract state the answer to ``question``?" (the stored, cleaned text)."""
-        return self._hidden(QUESTION_PROMPT.format(title=title, abstract=abstract[:MAX_ABSTRACT_CHARS], question=question))
+        title, abstract, question = (text.replace("<|", "< |") for text in (title, abstract[:MAX_ABSTRACT_CHARS], question))
+        prompt = QUESTION_PROMPT.format(title=title, abstract=abstract, question=question)  # no chat markers but the prompt's
+        return self._last_hidden(_QUESTION_HEAD, prompt[len(_QUESTION_HEAD):])
 
     def answers(self, question: str, title: str, abstract: str) -> float:
         """The near-miss probe's logit: above 0, the paper's abstract states the answer to ``question``."""
         return _linear(self.near_miss_weights, self.reading(question, title, abstract))
+
+
+def _decode(ctx: Any, tokens: list[int], batch: int) -> None:
+    """Run ``tokens`` through the model after what its cache holds, ``batch`` at a time (outputs: the last only)."""
+    import llama_cpp
+
+    for i in range(0, len(tokens), batch):
+        chunk = (llama_cpp.llama_token * len(tokens[i:i + batch]))(*tokens[i:i + batch])  # kept alive through the call
+        if llama_cpp.llama_decode(ctx, llama_cpp.llama_batch_get_one(chunk, len(chunk))):
+            raise RuntimeError("the local 0.5B model could not read the prompt (llama_decode failed); reinstall it with ./install.sh")
 
 
 def _linear(weights: dict[str, np.ndarray], x: np.ndarray) -> float:

@@ -303,10 +303,15 @@ def learned_gap(question: str, selected: list[Evidence], gap: str, reader: Any) 
     w = reader.near_miss_weights
     if not papers or not w or (not gap and slot_answered(question, papers)):
         return gap
-    best = max(reader.answers(question, ev.source.title, ev.source.abstract) for ev in papers)
-    if best < float(w["low"]):
+    low, high = float(w["low"]), float(w["high"])
+    best = -np.inf
+    for ev in papers:  # the best reading decides; stop reading once it can no longer change the verdict
+        best = max(best, reader.answers(question, ev.source.title, ev.source.abstract))
+        if best >= (high if gap else low):
+            break
+    if best < low:
         return gap or LEARNED_GAP
-    return gap if best < float(w["high"]) else ""
+    return gap if best < high else ""
 
 
 def _slot_empty(slot: Slot | None, question: str, group: list[Evidence]) -> bool:

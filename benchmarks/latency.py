@@ -20,6 +20,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from typing import Any
 
 import numpy as np
 
@@ -51,6 +52,22 @@ def serve_startup(data_dir: str) -> float:
         return float("nan")
     finally:
         proc.terminate(); proc.wait(20)
+
+
+def reading_speed(reader: Any, assistant: Any, questions: list[str], label: str) -> None:
+    """One 0.5B reading of each question with its top paper: the shipped reading (only the last token output, the
+    prompt's fixed head kept in the cache) against session 36's (llama-cpp-python's ``embed``, every token output), in
+    turn per question."""
+    from assistant.probe import MAX_ABSTRACT_CHARS, QUESTION_PROMPT
+
+    shipped, embed = [], []
+    for q in questions:
+        top = assistant.paper(assistant.search(q, 1)[0].paper_id)
+        t = time.perf_counter(); reader.reading(q, top.title, top.abstract); shipped.append(time.perf_counter() - t)
+        prompt = QUESTION_PROMPT.format(title=top.title, abstract=top.abstract[:MAX_ABSTRACT_CHARS], question=q)
+        t = time.perf_counter(); reader._hidden(prompt); embed.append(time.perf_counter() - t)
+    print(f"[{label}] one 0.5B reading, embed (session 36) {pct(embed)}")
+    print(f"[{label}] one 0.5B reading, shipped          {pct(shipped)}   {np.median(embed) / np.median(shipped):4.2f}x faster")
 
 
 QUERY_GOAL_MS = 3.0  # query embedding p50
@@ -127,6 +144,7 @@ def main() -> None:
             print(f"[{fb}] extractive answer, near-miss probe off {pct(off)}")
             print(f"[{fb}] extractive answer, near-miss probe on  {pct(on)}   {np.median(on) / np.median(off):4.2f}x the p50 without it"
                   f"   (its reading alone: {pct(reads)}; first token goal p50 <= 2 s: {'met' if np.median(on) <= 2 else 'NOT met'})")
+            reading_speed(probe(), default_assistant, questions[: len(questions) // 3], fb)
     for f, times, first_s in zip(valid, filtered, cold):
         ratio = np.median(times) / np.median(search[fb])
         print(f"[{fb}] search filtered by {json.dumps(f)}: {pct(times)}   {ratio:4.2f}x the unfiltered p50"

@@ -48,6 +48,17 @@ def test_the_best_reading_of_the_selected_papers_counts():
     assert reader.read == ["A", "B"]
 
 
+def test_reading_stops_once_the_verdict_cannot_change():
+    """With no rules' gap only a reading below ``low`` matters, so a first paper at or above it ends the reading; with
+    the rules' gap only one at or above ``high`` does."""
+    reader = Reader(A=0.5, B=-3.0)
+    assert learned_gap("Which dataset?", _papers("A", "B"), "", reader) == "" and reader.read == ["A"]
+    reader = Reader(A=0.5, B=3.0)
+    assert learned_gap("Which dataset?", _papers("A", "B"), "never mentions “X”", reader) == "" and reader.read == ["A", "B"]
+    reader = Reader(A=3.0, B=-3.0)
+    assert learned_gap("Which dataset?", _papers("A", "B"), "never mentions “X”", reader) == "" and reader.read == ["A"]
+
+
 def test_a_paper_that_gives_the_asked_value_is_not_read():
     """"Seven datasets" answers "how many datasets": the reading cannot make it a near miss, so it is not run."""
     papers = [Evidence(Source(1, "p1", "TINED", "Experiments show that TINED outperforms GNNs across seven datasets."), [(0, 60, 0.5)])]
@@ -79,6 +90,20 @@ def test_the_weights_are_small_and_fit_the_installed_model():
     assert {"mean", "scale", "coef", "bias", "low", "high"} <= set(w) and float(w["low"]) <= float(w["high"])
     vector = reader.reading("How many species?", "A zoo", "The dataset covers over 70 species.")
     assert vector.shape == w["coef"].shape == w["mean"].shape and np.isfinite(vector).all()
+
+
+def test_a_reading_does_not_depend_on_what_was_read_before():
+    """The fixed head of the prompt is kept in the model's cache between readings; a reading must not change with the
+    readings or entailment checks before it, and a question longer than the context is read by its end."""
+    reader = probe.probe()
+    assert reader is not None
+    first = reader.reading("How many species?", "A zoo", "The dataset covers over 70 species of animals.")
+    reader.reading("Which optimizer?", "Another paper", "We train a model with a new optimizer on images.")
+    assert np.array_equal(first, reader.reading("How many species?", "A zoo", "The dataset covers over 70 species of animals."))
+    reader.score("The dataset covers 70 species.", "The dataset covers over 70 species of animals.")  # clears the cache
+    assert np.array_equal(first, reader.reading("How many species?", "A zoo", "The dataset covers over 70 species of animals."))
+    long = reader.reading("Which one? " * 600 + "How many species?", "A zoo", "The dataset covers over 70 species.")
+    assert np.isfinite(long).all() and not np.array_equal(long, first)
 
 
 @pytest.fixture(scope="module")
