@@ -291,9 +291,9 @@ class Assistant:
         together, selected = len(named) > len(selected) or names_all(query, selected), named
         gap = unanswered(query, idf, selected, together, paraphrases=self.paraphrases) if shape == "single" else ""
         reader = probe() if shape == "single" and self.settings.near_miss_probe else None
-        if reader is not None:  # the local 0.5B reads the question with each selected abstract
-            t3 = time.perf_counter()
-            gap = learned_gap(query, selected, gap, reader)
+        if reader is not None:  # the local 0.5B reads the question as asked (a follow-up's "it" is the paper it reads)
+            t3 = time.perf_counter()  # with each selected abstract; not the search query, which adds context in brackets
+            gap = learned_gap(asked, selected, gap, reader)
             timings["near_miss_probe"] = time.perf_counter() - t3
         if gap:  # on the topic, but no paper says what was asked: say so, quote the nearest
             turn.near_miss = True

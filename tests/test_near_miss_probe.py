@@ -136,3 +136,20 @@ def test_a_near_miss_the_rules_let_through_is_said_so(assistants):
 def test_answerable_questions_stay_answered(assistants, question):
     answer = assistants[0].ask(question)
     assert not answer.near_miss and not answer.abstained and answer.citations, answer.text
+
+
+def test_a_follow_up_is_read_as_asked_not_as_the_search_query(assistants, monkeypatch):
+    """The search query of a follow-up adds the earlier turn's paper in brackets; the probe was fitted on questions as
+    people ask them and reads the paper itself, so it gets the question as asked."""
+    import assistant.core as core
+
+    shipped = assistants[0]
+    reader = Reader(**{p.title: 1.0 for p in shipped.store.papers()})
+    monkeypatch.setattr(core, "probe", lambda: reader)
+    asked: list[str] = []
+    answers = reader.answers
+    monkeypatch.setattr(reader, "answers", lambda q, t, a: asked.append(q) or answers(q, t, a))
+    history = [{"role": "user", "content": "Is there a paper on neuro-symbolic type inference?"},
+               {"role": "assistant", "content": "Yes [1]."}]
+    answer = shipped.ask("What results does it report?", history)
+    assert answer.query != answer.question and asked == [answer.question]
