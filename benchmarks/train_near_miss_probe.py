@@ -35,8 +35,7 @@ from benchmarks.paraphrases import DATA, record
 from benchmarks.train_probe import cached_readings, logistic, out_of_fold
 
 TRAIN = ([DATA / f"answerability_train{i}.jsonl" for i in (1, 2, 3)] + [DATA / "near_miss_heldout.jsonl"]
-         + [DATA / f"near_miss_heldout{i}.jsonl" for i in (*range(2, 10), 13, 14, 15, 16)]  # 13-16 after their fresh runs
-         + [DATA / "near_miss_qa.jsonl", DATA / "near_miss_dev2.jsonl"])
+         + [DATA / f"near_miss_heldout{i}.jsonl" for i in range(2, 10)] + [DATA / "near_miss_qa.jsonl", DATA / "near_miss_dev2.jsonl"])
 HELD = [DATA / "answerability_train4.jsonl"] + [DATA / f"near_miss_heldout{i}.jsonl" for i in (10, 11, 12)]
 OUT = Path(__file__).resolve().parents[1] / "assistant" / "data" / "near_miss_probe.npz"
 C = 0.01
