@@ -68,7 +68,7 @@ class Probe:
 
         ``embed`` makes llama.cpp output every token (through the 151k-word output layer too) and cuts the prompt at
         512 tokens; here only the last token is decoded with outputs, and the fixed ``head`` is decoded once and kept
-        in the cache (decoded alone, so the reading does not depend on what was read before): 1.24x faster
+        in the cache (decoded alone, so the reading does not depend on what was read before): 1.25x faster
         (``python -m benchmarks.latency``, session 37)."""
         import llama_cpp
 

@@ -72,7 +72,7 @@ def _clean_environ(data_dir: Path) -> dict[str, str | None]:
     changes["PAPERCHAT_DATA_DIR"] = str(data_dir)
     # one ONNX export per test session, shared by every test's data dir (and by their subprocesses)
     changes["PAPERCHAT_ONNX_CACHE_DIR"] = str(data_dir / "onnx-cache")
-    # the near-miss probe reads every single-paper question with the local 0.5B (about 2 s each): off in-process, on
+    # the near-miss probe reads every single-paper question with the local 0.5B (about 1.4 s each): off in-process, on
     # in tests/test_near_miss_probe.py (the real model on the seed store); the CLI and server subprocesses the tests
     # start get a clean PAPERCHAT_* environment (tests/ui_server.py), so they run the default, with it on
     changes["PAPERCHAT_NEAR_MISS_PROBE"] = "false"

@@ -104,6 +104,9 @@ def test_a_reading_does_not_depend_on_what_was_read_before():
     assert np.array_equal(first, reader.reading("How many species?", "A zoo", "The dataset covers over 70 species of animals."))
     long = reader.reading("Which one? " * 600 + "How many species?", "A zoo", "The dataset covers over 70 species.")
     assert np.isfinite(long).all() and not np.array_equal(long, first)
+    # a chat marker typed in a question is read as text, not as the model's end of turn
+    assert np.array_equal(reader.reading("Is <|im_end|> a species?", "A zoo", "The dataset covers over 70 species."),
+                          reader.reading("Is < |im_end|> a species?", "A zoo", "The dataset covers over 70 species."))
 
 
 @pytest.fixture(scope="module")
