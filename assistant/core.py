@@ -24,7 +24,7 @@ from assistant.grounding import verify
 from assistant import lists
 from assistant.paper_map import PaperMap, PaperMapCache
 from assistant.probe import probe
-from assistant.selection import (LIST_SHOWN, Paraphrases, Shape, learned_gap, names_all, near_miss_text, question_shape, render, select,
+from assistant.selection import (LIST_SHOWN, Paraphrases, Shape, gap_features, learned_gap, names_all, near_miss_text, question_shape, render, select,
                                  unanswered, with_named_paper)
 from assistant.related import related as find_related
 from assistant.retrieval import FusionConfig, HybridRetriever
@@ -293,7 +293,8 @@ class Assistant:
         reader = probe() if shape == "single" and self.settings.near_miss_probe else None
         if reader is not None:  # the local 0.5B reads the question as asked (a follow-up's "it" is the paper it reads)
             t3 = time.perf_counter()  # with each selected abstract; not the search query, which adds context in brackets
-            gap = learned_gap(asked, selected, gap, reader)
+            features = gap_features(query, idf, selected, gap, together, self.paraphrases)  # what the rules measured
+            gap = learned_gap(asked, selected, gap, reader, features)
             timings["near_miss_probe"] = time.perf_counter() - t3
         if gap:  # on the topic, but no paper says what was asked: say so, quote the nearest
             turn.near_miss = True

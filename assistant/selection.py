@@ -289,29 +289,55 @@ def slot_answered(question: str, selected: list[Evidence]) -> bool:
     return slot is not None and any(slot_filled(slot, question, ev.source.title, ev.source.abstract) is True for ev in selected)
 
 
-def learned_gap(question: str, selected: list[Evidence], gap: str, reader: Any) -> str:
+GAP_FEATURES = ("reading", "missing_share", "asked_share", "value", "slot_empty", "slot_filled", "rules", "asked_unmatched")
+
+
+def gap_features(question: str, idf: dict[str, float], selected: list[Evidence], gap: str, together: bool = False,
+                 paraphrases: Paraphrases | None = None) -> list[float]:
+    """What the near-miss rules measure, as numbers the near-miss probe's mix weighs with the 0.5B's reading
+    (``GAP_FEATURES`` after "reading"): the share of the question's weight the lead paper never mentions, the share
+    of the asked words' weight (``unanswered``'s value test), whether the question asks for a value, whether the lead
+    gives no value of the asked kind, whether a selected paper gives one, the rules' verdict ``gap``, and how many asked
+    words the lead never mentions. ``python -m benchmarks.train_near_miss_probe`` computes them by this function too."""
+    from assistant.claims import rarity
+
+    weight, surface = _question_weights(question, idf) if idf else ({}, {})
+    group = selected if together else selected[:1]
+    missing = _missing(weight, surface, group, paraphrases) if weight and group else []
+    total = sum(weight.values())
+    title = _terms([ev.source.title for ev in group])
+    named = {t for t in weight if t not in missing and rarity(surface.get(t, t)) >= NAME_RARITY}
+    asked = [t for t in weight if not _in_title(t, title) and t not in named and t not in _phrasing()]
+    unmatched = [t for t in asked if t in missing]
+    asked_weight = sum(weight[t] for t in asked)
+    slot = asked_slot(question)
+    return [sum(weight[t] for t in missing) / total if total else 0.0,
+            sum(weight[t] for t in unmatched) / asked_weight if asked_weight else 0.0,
+            float(asks_value(question)), float(_slot_empty(slot, question, group[:1])),
+            float(slot_answered(question, selected[:MAX_SINGLE_PAPERS])), float(bool(gap)), float(len(unmatched))]
+
+
+def learned_gap(question: str, selected: list[Evidence], gap: str, reader: Any, features: list[float] | None = None) -> str:
     """The near-miss verdict with the local 0.5B's reading (``assistant/probe.py``: ``reader.answers`` reads the
     question with each selected paper's abstract, the near-miss probe's logit above 0 when it states the answer).
 
-    With the best reading over the selected papers: below the probe's ``low`` threshold the question is a near miss
-    even when the rules (``unanswered``, whose verdict is ``gap``) find nothing missing, reported as
-    ``LEARNED_GAP``, unless a paper gives the value the question asks for (``slot_answered``: the 0.5B read "across
-    seven datasets" as not answering "how many datasets"); at or above ``high``, the rules' near miss is overruled
-    and the question is answered. Both thresholds ship with the probe's weights (``python -m
-    benchmarks.train_near_miss_probe``). When neither can change the rules' verdict the model is not run."""
+    The best reading over the selected papers and the rules' ``features`` (``gap_features``; the rules' verdict is
+    ``gap``) are weighed by a logistic mix that ships with the probe's weights (``python -m
+    benchmarks.train_near_miss_probe``): below its ``cut`` the question is a near miss, reported with the rules' reason
+    when they found one, else as ``LEARNED_GAP``. A question the rules find answered and whose asked value a paper
+    gives (``slot_answered``: the 0.5B read "across seven datasets" as not answering "how many datasets") stays
+    answered, unread. Papers are read best first, and reading stops once the question is answered."""
     papers = [ev for ev in selected if ev.source.abstract][:MAX_SINGLE_PAPERS]
     w = reader.near_miss_weights
-    if not papers or not w or (not gap and slot_answered(question, papers)):
+    if not papers or not w or features is None or (not gap and slot_answered(question, papers)):
         return gap
-    low, high = float(w["low"]), float(w["high"])
     best = -np.inf
-    for ev in papers:  # the best reading decides; stop reading once it can no longer change the verdict
+    for ev in papers:
         best = max(best, reader.answers(question, ev.source.title, ev.source.abstract))
-        if best >= (high if gap else low):
-            break
-    if best < low:
-        return gap or LEARNED_GAP
-    return gap if best < high else ""
+        mixed = float((np.array([best, *features]) - w["mix_mean"]) / w["mix_scale"] @ w["mix_coef"] + w["mix_bias"])
+        if mixed >= float(w["cut"]):
+            return ""
+    return gap or LEARNED_GAP
 
 
 def _slot_empty(slot: Slot | None, question: str, group: list[Evidence]) -> bool:

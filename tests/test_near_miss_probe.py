@@ -9,15 +9,18 @@ import pytest
 
 from assistant import probe
 from assistant.evidence import Evidence
-from assistant.selection import LEARNED_GAP, learned_gap
+from assistant.selection import GAP_FEATURES, LEARNED_GAP, learned_gap
 from assistant.types import Source
 from vectorstore.settings import Settings
 
 
 class Reader:
-    """A stand-in for ``Probe`` with fixed readings per paper, recording which papers it read."""
+    """A stand-in for ``Probe`` with fixed readings per paper, recording which papers it read. Its mix is the reading
+    minus half the first measure (standardised by nothing), cut at 0."""
 
-    near_miss_weights = {"low": np.float32(-1.0), "high": np.float32(2.0)}
+    near_miss_weights = {"mix_mean": np.zeros(len(GAP_FEATURES), np.float32), "mix_scale": np.ones(len(GAP_FEATURES), np.float32),
+                         "mix_coef": np.array([1.0, -0.5] + [0.0] * (len(GAP_FEATURES) - 2), np.float32),
+                         "mix_bias": np.float32(0.0), "cut": np.float32(0.0)}
 
     def __init__(self, **scores: float) -> None:
         self.scores, self.read = scores, []
@@ -27,51 +30,57 @@ class Reader:
         return self.scores[title]
 
 
+def _measures(first: float = 0.0) -> list[float]:
+    """The rules' measures (``selection.gap_features``) with the first one set, the others 0."""
+    return [first] + [0.0] * (len(GAP_FEATURES) - 2)
+
+
 def _papers(*titles: str) -> list[Evidence]:
     return [Evidence(Source(i, f"p{i}", title, f"The abstract of {title}."), [(0, 10, 0.5)]) for i, title in enumerate(titles, 1)]
 
 
-@pytest.mark.parametrize("score, gap, verdict", [
-    (-3.0, "", LEARNED_GAP),                       # the rules find nothing missing, the reading is clear: a near miss
-    (-3.0, "never mentions “GPU”", "never mentions “GPU”"),  # both agree: the rules' reason is the one shown
-    (0.5, "", ""),                                 # between the thresholds the rules decide
-    (0.5, "never mentions “GPU”", "never mentions “GPU”"),
-    (2.0, "never mentions “GPU”", ""),             # at or above high the reading overrules the rules' near miss
+@pytest.mark.parametrize("score, measure, gap, verdict", [
+    (-1.0, 0.0, "", LEARNED_GAP),                            # the rules find nothing missing, the mix is low: a near miss
+    (-1.0, 0.0, "never mentions “GPU”", "never mentions “GPU”"),  # both agree: the rules' reason is the one shown
+    (1.0, 0.0, "never mentions “GPU”", ""),                  # a high reading overrules the rules' near miss
+    (1.0, 4.0, "", LEARNED_GAP),                             # the same reading, with much of the question missing: a near miss
+    (0.0, 0.0, "", ""),                                      # at the cut: answered
 ])
-def test_the_reading_and_the_rules_decide_together(score, gap, verdict):
-    assert learned_gap("How many GPUs?", _papers("A"), gap, Reader(A=score)) == verdict
+def test_the_reading_and_the_rules_measures_decide_together(score, measure, gap, verdict):
+    assert learned_gap("How many GPUs?", _papers("A"), gap, Reader(A=score), _measures(measure)) == verdict
 
 
 def test_the_best_reading_of_the_selected_papers_counts():
     reader = Reader(A=-3.0, B=0.5)
-    assert learned_gap("Which dataset?", _papers("A", "B"), "", reader) == ""  # B may answer it
+    assert learned_gap("Which dataset?", _papers("A", "B"), "", reader, _measures()) == ""  # B answers it
     assert reader.read == ["A", "B"]
+    reader = Reader(A=-3.0, B=-0.5)
+    assert learned_gap("Which dataset?", _papers("A", "B"), "", reader, _measures()) == LEARNED_GAP
 
 
-def test_reading_stops_once_the_verdict_cannot_change():
-    """With no rules' gap only a reading below ``low`` matters, so a first paper at or above it ends the reading; with
-    the rules' gap only one at or above ``high`` does."""
+def test_reading_stops_once_the_question_is_answered():
+    """The mix rises with the reading, so once the best reading puts it at or above the cut no later paper can change
+    the verdict: the first paper ends the reading."""
     reader = Reader(A=0.5, B=-3.0)
-    assert learned_gap("Which dataset?", _papers("A", "B"), "", reader) == "" and reader.read == ["A"]
+    assert learned_gap("Which dataset?", _papers("A", "B"), "", reader, _measures()) == "" and reader.read == ["A"]
     reader = Reader(A=0.5, B=3.0)
-    assert learned_gap("Which dataset?", _papers("A", "B"), "never mentions “X”", reader) == "" and reader.read == ["A", "B"]
-    reader = Reader(A=3.0, B=-3.0)
-    assert learned_gap("Which dataset?", _papers("A", "B"), "never mentions “X”", reader) == "" and reader.read == ["A"]
+    assert learned_gap("Which dataset?", _papers("A", "B"), "never mentions “X”", reader, _measures(2.0)) == ""
+    assert reader.read == ["A", "B"]  # 0.5 - 1.0 is under the cut: B is read, and answers it
 
 
 def test_a_paper_that_gives_the_asked_value_is_not_read():
     """"Seven datasets" answers "how many datasets": the reading cannot make it a near miss, so it is not run."""
     papers = [Evidence(Source(1, "p1", "TINED", "Experiments show that TINED outperforms GNNs across seven datasets."), [(0, 60, 0.5)])]
     reader = Reader(TINED=-3.0)
-    assert learned_gap("How many datasets was TINED evaluated on?", papers, "", reader) == ""
+    assert learned_gap("How many datasets was TINED evaluated on?", papers, "", reader, _measures()) == ""
     assert reader.read == []
-    assert learned_gap("Which optimizer was TINED trained with?", papers, "", reader) == LEARNED_GAP  # no such value given
+    assert learned_gap("Which optimizer was TINED trained with?", papers, "", reader, _measures()) == LEARNED_GAP  # no such value given
 
 
 def test_without_weights_the_rules_decide_alone():
     reader = Reader(A=-3.0)
     reader.near_miss_weights = {}
-    assert learned_gap("Which dataset?", _papers("A"), "", reader) == ""
+    assert learned_gap("Which dataset?", _papers("A"), "", reader, _measures()) == ""
     assert reader.read == []
 
 
@@ -87,7 +96,8 @@ def test_the_weights_are_small_and_fit_the_installed_model():
     reader = probe.probe()
     assert reader is not None, "./install.sh installs the local 0.5B model the probe reads"
     w = reader.near_miss_weights
-    assert {"mean", "scale", "coef", "bias", "low", "high"} <= set(w) and float(w["low"]) <= float(w["high"])
+    assert {"mean", "scale", "coef", "bias", "mix_mean", "mix_scale", "mix_coef", "mix_bias", "cut"} <= set(w)
+    assert w["mix_coef"].shape == (len(GAP_FEATURES),) and w["mix_coef"][0] > 0  # the mix rises with the reading
     vector = reader.reading("How many species?", "A zoo", "The dataset covers over 70 species.")
     assert vector.shape == w["coef"].shape == w["mean"].shape and np.isfinite(vector).all()
 
@@ -156,3 +166,18 @@ def test_a_follow_up_is_read_as_asked_not_as_the_search_query(assistants, monkey
                {"role": "assistant", "content": "Yes [1]."}]
     answer = shipped.ask("What results does it report?", history)
     assert answer.query != answer.question and asked == [answer.question]
+
+
+def test_the_rules_measures_follow_what_the_paper_leaves_unsaid():
+    """``gap_features``: the share of the question's weight the lead paper never mentions, the rules' verdict, the
+    answer slot; the same function gives the training script its numbers."""
+    from assistant.selection import gap_features
+
+    question = "Which optimizer was TINED trained with?"
+    idf = {"optim": 3.0, "tine": 5.0, "train": 1.0}  # the keyword index's stems of the question's words
+    said = [Evidence(Source(1, "p1", "TINED", "TINED is trained with the Adam optimizer on seven datasets."), [(0, 60, 0.5)])]
+    unsaid = [Evidence(Source(1, "p1", "TINED", "TINED distils a trained GNN into an MLP."), [(0, 40, 0.5)])]
+    named = dict(zip(GAP_FEATURES[1:], gap_features(question, idf, said, "")))
+    missing = dict(zip(GAP_FEATURES[1:], gap_features(question, idf, unsaid, "never mentions “optimizer”")))
+    assert named["missing_share"] == 0 and missing["missing_share"] > 0.2 and missing["rules"] == 1.0 and named["rules"] == 0.0
+    assert named["value"] == missing["value"] == 1.0  # "which optimizer" asks for a value
