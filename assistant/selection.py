@@ -299,15 +299,11 @@ def gap_features(question: str, idf: dict[str, float], selected: list[Evidence],
     of the asked words' weight (``unanswered``'s value test), whether the question asks for a value, whether the lead
     gives no value of the asked kind, whether a selected paper gives one, the rules' verdict ``gap``, and how many asked
     words the lead never mentions. ``python -m benchmarks.train_near_miss_probe`` computes them by this function too."""
-    from assistant.claims import rarity
-
     weight, surface = _question_weights(question, idf) if idf else ({}, {})
     group = selected if together else selected[:1]
     missing = _missing(weight, surface, group, paraphrases) if weight and group else []
     total = sum(weight.values())
-    title = _terms([ev.source.title for ev in group])
-    named = {t for t in weight if t not in missing and rarity(surface.get(t, t)) >= NAME_RARITY}
-    asked = [t for t in weight if not _in_title(t, title) and t not in named and t not in _phrasing()]
+    asked = _asked(weight, surface, group, missing)
     unmatched = [t for t in asked if t in missing]
     asked_weight = sum(weight[t] for t in asked)
     slot = asked_slot(question)
@@ -372,13 +368,19 @@ def _answers(weight: dict[str, float], surface: dict[str, str], group: list[Evid
         return False
     if not value:
         return True
+    asked = _asked(weight, surface, group, missing)
+    unmatched = [t for t in asked if t in missing]
+    return len(unmatched) < ASKED_WORDS or sum(weight[t] for t in unmatched) < asked_share * sum(weight[t] for t in asked)
+
+
+def _asked(weight: dict[str, float], surface: dict[str, str], group: list[Evidence], missing: list[str]) -> list[str]:
+    """The question's words that say *what* is asked: not in the papers' titles, not names the papers have, not words
+    of asking (``unanswered``'s value test)."""
     from assistant.claims import rarity
 
     title = _terms([ev.source.title for ev in group])
     named = {t for t in weight if t not in missing and rarity(surface.get(t, t)) >= NAME_RARITY}  # "Nester", "Bradley-Terry"
-    asked = [t for t in weight if not _in_title(t, title) and t not in named and t not in _phrasing()]
-    unmatched = [t for t in asked if t in missing]
-    return len(unmatched) < ASKED_WORDS or sum(weight[t] for t in unmatched) < asked_share * sum(weight[t] for t in asked)
+    return [t for t in weight if not _in_title(t, title) and t not in named and t not in _phrasing()]
 
 
 @lru_cache(maxsize=1)
