@@ -24,7 +24,7 @@ from assistant.grounding import verify
 from assistant import lists
 from assistant.paper_map import PaperMap, PaperMapCache
 from assistant.probe import probe
-from assistant.selection import (LIST_SHOWN, Paraphrases, Shape, gap_features, learned_gap, names_all, near_miss_text, question_shape, render, select,
+from assistant.selection import (LIST_SHOWN, Paraphrases, Shape, asks, gap_features, learned_gap, names_all, near_miss_text, question_shape, render, select,
                                  unanswered, with_named_paper)
 from assistant.related import related as find_related
 from assistant.retrieval import FusionConfig, HybridRetriever
@@ -290,7 +290,7 @@ class Assistant:
         # "A and B": a paper whose title holds what the first never mentions joins; papers the question names are judged together
         together, selected = len(named) > len(selected) or names_all(query, selected), named
         gap = unanswered(query, idf, selected, together, paraphrases=self.paraphrases) if shape == "single" else ""
-        reader = probe() if shape == "single" and self.settings.near_miss_probe else None
+        reader = probe() if shape == "single" and self.settings.near_miss_probe and asks(asked) else None
         if reader is not None:  # the local 0.5B reads the question as asked (a follow-up's "it" is the paper it reads)
             t3 = time.perf_counter()  # with each selected abstract; not the search query, which adds context in brackets
             features = gap_features(query, idf, selected, gap, together, self.paraphrases)  # what the rules measured

@@ -50,6 +50,17 @@ def question_shape(question: str) -> Shape:
     return "single"
 
 
+_ASKING = re.compile(r"\b(?:what|which|how|why|when|where|who|whom|whose)\b|^\s*(?:is|are|was|were|do|does|did|can|could|"
+                     r"should|would|will|has|have|had|may|might|must)\b", re.IGNORECASE)
+
+
+def asks(text: str) -> bool:
+    """Whether ``text`` asks something (a question mark, a question word, or an opening "does" / "is" / …), as against a
+    title or topic typed as a search ("EAGLE … and QUEST …"): the near-miss probe was fitted on questions, and a
+    topic has no answer for an abstract to leave out."""
+    return text.rstrip().endswith("?") or bool(_ASKING.search(text))
+
+
 def _best(ev: Evidence) -> float:
     """The paper's relevance: its best sentence's score (comparable across papers, whatever the sentences' order)."""
     return max((score for _, _, score in ev.sentences), default=0.0)

@@ -181,3 +181,28 @@ def test_the_rules_measures_follow_what_the_paper_leaves_unsaid():
     missing = dict(zip(GAP_FEATURES[1:], gap_features(question, idf, unsaid, "never mentions “optimizer”")))
     assert named["missing_share"] == 0 and missing["missing_share"] > 0.2 and missing["rules"] == 1.0 and named["rules"] == 0.0
     assert named["value"] == missing["value"] == 1.0  # "which optimizer" asks for a value
+
+
+@pytest.mark.parametrize("text, asking", [
+    ("EAGLE: Speculative Sampling Requires Rethinking Feature Uncertainty and QUEST: Query-Aware Sparsity", False),
+    ("neuro-symbolic type inference", False),
+    ("How many datasets was TINED evaluated on?", True),
+    ("Does TINED's distilled MLP keep working when the graph changes", True),
+    ("tell me which optimizer TINED uses", True),
+])
+def test_only_questions_are_read(text, asking):
+    from assistant.selection import asks
+
+    assert asks(text) is asking
+
+
+def test_a_title_typed_as_a_search_is_answered_unread(assistants, monkeypatch):
+    """The probe asks whether an abstract states the answer to a question; a title or topic has none to leave out, so
+    it is not read (the grounding benchmark's two-title questions were taken for near misses by the mix)."""
+    import assistant.core as core
+
+    reader = Reader(**{p.title: -5.0 for p in assistants[0].store.papers()})  # would read every paper as a near miss
+    monkeypatch.setattr(core, "probe", lambda: reader)
+    answer = assistants[0].ask(assistants[0].store.papers()[0].title)
+    assert reader.read == [] and not answer.near_miss and answer.citations, answer.text
+    assert assistants[0].ask(UNSAID).near_miss and reader.read  # a question is still read
