@@ -95,7 +95,7 @@ class Probe:
         return self._hidden(PROMPT.format(evidence=evidence, claim=claim))
 
     def score(self, claim: str, evidence: str) -> float:
-        return _linear(self.weights, self.features(claim, evidence))
+        return linear(self.weights, self.features(claim, evidence))
 
     def reading(self, question: str, title: str, abstract: str) -> np.ndarray:
         """The last hidden state for "does this abstract state the answer to ``question``?" (the stored, cleaned text)."""
@@ -105,7 +105,7 @@ class Probe:
 
     def answers(self, question: str, title: str, abstract: str) -> float:
         """The near-miss probe's logit: above 0, the paper's abstract states the answer to ``question``."""
-        return _linear(self.near_miss_weights, self.reading(question, title, abstract))
+        return linear(self.near_miss_weights, self.reading(question, title, abstract))
 
 
 def _decode(ctx: Any, tokens: list[int], batch: int) -> None:
@@ -118,9 +118,10 @@ def _decode(ctx: Any, tokens: list[int], batch: int) -> None:
             raise RuntimeError("the local 0.5B model could not read the prompt (llama_decode failed); reinstall it with ./install.sh")
 
 
-def _linear(weights: dict[str, np.ndarray], x: np.ndarray) -> float:
-    """A logistic probe's logit for features ``x`` (standardised by the weights' mean and scale)."""
-    return float((x - weights["mean"]) / weights["scale"] @ weights["coef"] + weights["bias"])
+def linear(weights: dict[str, np.ndarray], x: np.ndarray, prefix: str = "") -> float:
+    """A logistic regression's logit for features ``x`` (standardised by the weights' mean and scale); ``prefix`` names
+    a second model in the same weights (``"mix_"``: the near-miss mix, ``selection.learned_gap``)."""
+    return float((x - weights[prefix + "mean"]) / weights[prefix + "scale"] @ weights[prefix + "coef"] + weights[prefix + "bias"])
 
 
 @lru_cache(maxsize=1)

@@ -324,7 +324,7 @@ def gap_features(question: str, idf: dict[str, float], selected: list[Evidence],
             float(slot_answered(question, selected[:MAX_SINGLE_PAPERS])), float(bool(gap)), float(len(unmatched))]
 
 
-def learned_gap(question: str, selected: list[Evidence], gap: str, reader: Any, features: list[float] | None = None) -> str:
+def learned_gap(question: str, selected: list[Evidence], gap: str, reader: Any, features: list[float]) -> str:
     """The near-miss verdict with the local 0.5B's reading (``assistant/probe.py``: ``reader.answers`` reads the
     question with each selected paper's abstract, the near-miss probe's logit above 0 when it states the answer).
 
@@ -334,15 +334,16 @@ def learned_gap(question: str, selected: list[Evidence], gap: str, reader: Any, 
     when they found one, else as ``LEARNED_GAP``. A question the rules find answered and whose asked value a paper
     gives (``slot_answered``: the 0.5B read "across seven datasets" as not answering "how many datasets") stays
     answered, unread. Papers are read best first, and reading stops once the question is answered."""
+    from assistant.probe import linear
+
     papers = [ev for ev in selected if ev.source.abstract][:MAX_SINGLE_PAPERS]
     w = reader.near_miss_weights
-    if not papers or not w or features is None or (not gap and slot_answered(question, papers)):
+    if not papers or not w or (not gap and slot_answered(question, papers)):
         return gap
     best = -np.inf
     for ev in papers:
         best = max(best, reader.answers(question, ev.source.title, ev.source.abstract))
-        mixed = float((np.array([best, *features]) - w["mix_mean"]) / w["mix_scale"] @ w["mix_coef"] + w["mix_bias"])
-        if mixed >= float(w["cut"]):
+        if linear(w, np.array([best, *features]), prefix="mix_") >= float(w["cut"]):
             return ""
     return gap or LEARNED_GAP
 
