@@ -25,7 +25,17 @@ _LIST = re.compile(
     r"(papers|works|studies)\b|\ball\s+(the\s+)?papers\b|\bhow\s+many\s+papers\b|\bany\s+papers\b|\bpapers\s+(that|which|on|about)\b",
     re.IGNORECASE,
 )
-_COMPARE = re.compile(r"\b(compare|comparison|contrast|versus|vs\.?|difference|differences|differ)\b", re.IGNORECASE)
+# a comparison is what is asked only when the question opens with it ("Compare A and B", "How does A compare with B?",
+# "How do A and B differ?", "What is the difference between A and B?") or is a bare "A vs B"; "Which metrics are used to
+# compare A with B?", "What speed-up does A report versus B?" or "In the comparison of A and B, why …?" ask about one paper
+_COMPARE_ASKED = re.compile(
+    r"^\W*(?:(?:and|so|but|now|then)\s+)?(?:compare|contrast)\b"
+    r"|^\W*(?:(?:and|so|but|now|then)\s+)?(?:how|in\s+what\s+ways?)\s+(?:do|does|did|is|are|was|were|would|can|could)\b"
+    r".*\b(?:compare[sd]?|contrast|differ|differs|different)\b"
+    r"|^\W*(?:(?:and|so|but|now|then)\s+)?what\s+(?:is|are|was|were)\s+(?:the\s+)?(?:\w+\s+)?differences?\s+between\b",
+    re.IGNORECASE)
+_VERSUS = re.compile(r"\b(?:vs\.?|versus)(?=\s)", re.IGNORECASE)
+_SECOND = re.compile(r"\b(?:and|with|vs|versus|to|against)\b|,", re.IGNORECASE)  # the second thing compared ("differ from": one paper's own contrast)
 
 LIST_POOL = 300        # a list question's candidates: this many papers from each retriever (dense and BM25), then a cut-off
 LIST_SHOWN = 10        # papers on one page of a list answer (the rest: ``Assistant.list_page``)
@@ -42,8 +52,9 @@ MAX_SINGLE_PAPERS = 2  # a single-paper question quotes at most this many papers
 
 
 def question_shape(question: str) -> Shape:
-    """``list`` for "which papers …", ``compare`` for "compare A and B", else ``single``."""
-    if _COMPARE.search(question) and re.search(r"\band\b|\bwith\b|\bvs\b|\bversus\b|,", question, re.IGNORECASE):
+    """``list`` for "which papers …", ``compare`` for "compare A and B" (``_COMPARE_ASKED``, or a bare "A vs B"), else
+    ``single``: a question that mentions a comparison while asking something else is about the paper that makes it."""
+    if (_COMPARE_ASKED.search(question) or (_VERSUS.search(question) and not asks(question))) and _SECOND.search(question):
         return "compare"
     if _LIST.search(question):
         return "list"

@@ -26,6 +26,21 @@ def test_question_shapes():
     assert question_shape("What is Nester?") == "single"
 
 
+def test_a_comparison_is_a_shape_only_when_it_is_what_is_asked():
+    """Two papers are quoted for "compare A and B" and its phrasings; a question that mentions a comparison while asking
+    something else ("which metrics are used to compare …") is about the paper that makes it, and gets the near-miss test."""
+    for asked in ("Compare Nester and TINED", "How does Nester compare with TINED?", "How do Nester and TINED differ?",
+                  "What is the difference between Nester and TINED?", "Nester vs TINED", "and how does it compare to TINED?"):
+        assert question_shape(asked) == "compare", asked
+    for one in ("Which metrics are used to compare Langevin Predictive Coding with VAEs?",
+                "What speed-up does USBS report versus the best prior scalable SDP solver?",
+                "In the comparison of Gibbs sampling and Hamiltonian Monte Carlo on GLMs, why does dimensionality help?",
+                "Does the paper compare its algorithms against DP-SGD fine-tuning, and how large is the gap?",
+                "How does the proposed universal critic differ from the discriminators used in GANs?",
+                "What is the main result in the analysis of kernels vs neural networks?"):
+        assert question_shape(one) == "single", one
+
+
 def test_list_answer_cites_every_relevant_paper(assistant: Assistant):
     answer = assistant.ask("Which papers involve protein, DNA or molecule data?")
     cited = {c.paper_id for c in answer.citations}
@@ -52,6 +67,9 @@ def test_near_miss_says_so_and_lists_the_nearest(assistant: Assistant):
     assert [c.paper_id for c in answer.citations] == ["icml2025-44081"]
     plain = assistant.ask("What results does Nester report on ManyTypes4Py?")
     assert not plain.near_miss and not plain.abstained
+    # a comparison named on the way is not what is asked: still a near miss about Nester, not two papers quoted
+    compared = assistant.ask("Which optimizer and learning rate were used to compare Nester with HiTyper?")
+    assert compared.near_miss and [c.paper_id for c in compared.citations] == ["icml2025-44081"]
 
 
 def test_a_question_naming_two_papers_quotes_both_not_a_near_miss(assistant: Assistant):
