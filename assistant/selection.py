@@ -32,9 +32,9 @@ _COMPARE_ASKED = re.compile(
     r"^\W*(?:(?:and|so|but|now|then)\s+)?(?:compare|contrast)\b"
     r"|^\W*(?:(?:and|so|but|now|then)\s+)?(?:how|in\s+what\s+ways?)\s+(?:do|does|did|is|are|was|were|would|can|could)\b"
     r".*\b(?:compare[sd]?|contrast|differ|differs|different)\b"
-    r"|^\W*(?:(?:and|so|but|now|then)\s+)?what\s+(?:is|are|was|were)\s+(?:the\s+)?(?:\w+\s+)?differences?\s+between\b",
+    r"|^\W*(?:(?:and|so|but|now|then)\s+)?(?:what\s+(?:is|are|was|were)\s+)?(?:the\s+)?(?:\w+\s+)?differences?\s+between\b",
     re.IGNORECASE)
-_VERSUS = re.compile(r"\b(?:vs\.?|versus)(?=\s)", re.IGNORECASE)
+_VERSUS = re.compile(r"^\W*(?:[\w.:+-]+\s+){1,4}(?:vs\.?|versus)\s", re.IGNORECASE)  # "A vs B", "Nester versus TINED: which …?"
 _SECOND = re.compile(r"\b(?:and|with|vs|versus|to|against)\b|,", re.IGNORECASE)  # the second thing compared ("differ from": one paper's own contrast)
 
 LIST_POOL = 300        # a list question's candidates: this many papers from each retriever (dense and BM25), then a cut-off
@@ -54,7 +54,8 @@ MAX_SINGLE_PAPERS = 2  # a single-paper question quotes at most this many papers
 def question_shape(question: str) -> Shape:
     """``list`` for "which papers …", ``compare`` for "compare A and B" (``_COMPARE_ASKED``, or a bare "A vs B"), else
     ``single``: a question that mentions a comparison while asking something else is about the paper that makes it."""
-    if (_COMPARE_ASKED.search(question) or (_VERSUS.search(question) and not asks(question))) and _SECOND.search(question):
+    opening = _VERSUS.match(question)
+    if (_COMPARE_ASKED.search(question) or (opening and not asks(opening.group(0)))) and _SECOND.search(question):
         return "compare"
     if _LIST.search(question):
         return "list"

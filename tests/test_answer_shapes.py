@@ -30,14 +30,16 @@ def test_a_comparison_is_a_shape_only_when_it_is_what_is_asked():
     """Two papers are quoted for "compare A and B" and its phrasings; a question that mentions a comparison while asking
     something else ("which metrics are used to compare …") is about the paper that makes it, and gets the near-miss test."""
     for asked in ("Compare Nester and TINED", "How does Nester compare with TINED?", "How do Nester and TINED differ?",
-                  "What is the difference between Nester and TINED?", "Nester vs TINED", "and how does it compare to TINED?"):
+                  "What is the difference between Nester and TINED?", "Nester vs TINED", "and how does it compare to TINED?",
+                  "Differences between Nester and TINED", "Nester versus TINED: which one needs graphs?"):
         assert question_shape(asked) == "compare", asked
     for one in ("Which metrics are used to compare Langevin Predictive Coding with VAEs?",
                 "What speed-up does USBS report versus the best prior scalable SDP solver?",
                 "In the comparison of Gibbs sampling and Hamiltonian Monte Carlo on GLMs, why does dimensionality help?",
                 "Does the paper compare its algorithms against DP-SGD fine-tuning, and how large is the gap?",
                 "How does the proposed universal critic differ from the discriminators used in GANs?",
-                "What is the main result in the analysis of kernels vs neural networks?"):
+                "What is the main result in the analysis of kernels vs neural networks?",
+                "In the computational complexity study of local vs. global interpretability, which class is it in?"):
         assert question_shape(one) == "single", one
 
 
