@@ -13,7 +13,8 @@ not installed; the check then uses the cross-encoder alone, with its own thresho
 
 The same model reads a question with a paper's title and abstract (``Probe.answers``): whether the abstract states the
 answer, for the near-miss test (``assistant/selection.py::learned_gap``), with its own probe
-(``assistant/data/near_miss_probe.npz``, fitted by ``python -m benchmarks.train_near_miss_probe``).
+(``assistant/data/near_miss_probe.npz``, fitted by ``python -m benchmarks.train_near_miss_probe``), and a quick probe for
+a reading of only the sentences the answer quotes (half the tokens), read first.
 """
 
 from __future__ import annotations
@@ -103,9 +104,10 @@ class Probe:
         prompt = QUESTION_PROMPT.format(title=title, abstract=abstract, question=question)  # no chat markers but the prompt's
         return self._last_hidden(_QUESTION_HEAD, prompt[len(_QUESTION_HEAD):])
 
-    def answers(self, question: str, title: str, abstract: str) -> float:
-        """The near-miss probe's logit: above 0, the paper's abstract states the answer to ``question``."""
-        return linear(self.near_miss_weights, self.reading(question, title, abstract))
+    def answers(self, question: str, title: str, abstract: str, prefix: str = "") -> float:
+        """The near-miss probe's logit: above 0, the paper's abstract states the answer to ``question``. With
+        ``prefix="quick_"``, the quick probe's, for a reading of the sentences the answer quotes instead of the abstract."""
+        return linear(self.near_miss_weights, self.reading(question, title, abstract), prefix)
 
 
 def _decode(ctx: Any, tokens: list[int], batch: int) -> None:

@@ -338,22 +338,30 @@ def gap_features(question: str, idf: dict[str, float], selected: list[Evidence],
 
 def learned_gap(question: str, selected: list[Evidence], gap: str, reader: Any, features: list[float]) -> str:
     """The near-miss verdict with the local 0.5B's reading (``assistant/probe.py``: ``reader.answers`` reads the
-    question with each selected paper's abstract, the near-miss probe's logit above 0 when it states the answer).
+    question with a selected paper, the near-miss probe's logit above 0 when it states the answer).
 
     The best reading over the selected papers and the rules' ``features`` (``gap_features``; the rules' verdict is
     ``gap``) are weighed by a logistic mix that ships with the probe's weights (``python -m
     benchmarks.train_near_miss_probe``): below its ``cut`` the question is a near miss, reported with the rules' reason
-    when they found one, else as ``LEARNED_GAP``. A question the rules find answered and whose asked value a paper
-    gives (``slot_answered``: the 0.5B read "across seven datasets" as not answering "how many datasets") stays
-    answered, unread. Papers are read best first, and reading stops once the question is answered."""
+    when they found one, else as ``LEARNED_GAP``. Each paper is read twice at most: first only the sentences the answer
+    quotes (the quick probe and its mix, ``quick_*``: about half the time of a reading), then, if those do not answer
+    it, the whole abstract; a near miss is one neither reading answers. A question the rules find answered and whose
+    asked value a paper gives (``slot_answered``: the 0.5B read "across seven datasets" as not answering "how many
+    datasets") stays answered, unread. Papers are read best first, and reading stops once the question is answered."""
     from assistant.probe import linear
 
     papers = [ev for ev in selected if ev.source.abstract][:MAX_SINGLE_PAPERS]
     w = reader.near_miss_weights
     if not papers or not w or (not gap and slot_answered(question, papers)):
         return gap
-    best = -np.inf
+    quick = "quick_cut" in w
+    best = best_quick = -np.inf
     for ev in papers:
+        if quick:
+            quoted = " ".join(ev.source.abstract[a:b] for a, b, _ in sorted(ev.sentences))
+            best_quick = max(best_quick, reader.answers(question, ev.source.title, quoted, prefix="quick_"))
+            if linear(w, np.array([best_quick, *features]), prefix="quick_mix_") >= float(w["quick_cut"]):
+                return ""
         best = max(best, reader.answers(question, ev.source.title, ev.source.abstract))
         if linear(w, np.array([best, *features]), prefix="mix_") >= float(w["cut"]):
             return ""

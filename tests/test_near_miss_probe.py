@@ -25,9 +25,9 @@ class Reader:
     def __init__(self, **scores: float) -> None:
         self.scores, self.read = scores, []
 
-    def answers(self, question: str, title: str, abstract: str) -> float:
-        self.read.append(title)
-        return self.scores[title]
+    def answers(self, question: str, title: str, abstract: str, prefix: str = "") -> float:
+        self.read.append(prefix + title)
+        return self.scores[prefix + title]
 
 
 def _measures(first: float = 0.0) -> list[float]:
@@ -68,6 +68,32 @@ def test_reading_stops_once_the_question_is_answered():
     assert reader.read == ["A", "B"]  # 0.5 - 1.0 is under the cut: B is read, and answers it
 
 
+def test_the_quoted_sentences_are_read_first_and_the_abstract_only_when_they_do_not_answer():
+    """With the quick probe's weights, each paper is first read as the sentences the answer quotes; the whole abstract
+    is read only when those do not answer, and a near miss is a question neither reading answers."""
+    quick = {"quick_mix_mean": np.zeros(len(GAP_FEATURES), np.float32), "quick_mix_scale": np.ones(len(GAP_FEATURES), np.float32),
+             "quick_mix_coef": np.array([1.0] + [0.0] * (len(GAP_FEATURES) - 1), np.float32),
+             "quick_mix_bias": np.float32(0.0), "quick_cut": np.float32(0.0)}
+    quoted: list[str] = []
+
+    class Quick(Reader):
+        near_miss_weights = {**Reader.near_miss_weights, **quick}
+
+        def answers(self, question: str, title: str, abstract: str, prefix: str = "") -> float:
+            if prefix:
+                quoted.append(abstract)
+            return super().answers(question, title, abstract, prefix)
+
+    reader = Quick(**{"quick_A": 0.5, "A": -3.0})
+    assert learned_gap("Which dataset?", _papers("A"), "", reader, _measures()) == "" and reader.read == ["quick_A"]
+    assert quoted == ["The abstra"]  # the selected span (0, 10), not the whole abstract
+    reader = Quick(**{"quick_A": -0.5, "A": 0.5})
+    assert learned_gap("Which dataset?", _papers("A"), "", reader, _measures()) == "" and reader.read == ["quick_A", "A"]
+    reader = Quick(**{"quick_A": -0.5, "A": -0.5, "quick_B": -1.0, "B": -2.0})
+    assert learned_gap("Which dataset?", _papers("A", "B"), "", reader, _measures()) == LEARNED_GAP
+    assert reader.read == ["quick_A", "A", "quick_B", "B"]
+
+
 def test_a_paper_that_gives_the_asked_value_is_not_read():
     """"Seven datasets" answers "how many datasets": the reading cannot make it a near miss, so it is not run."""
     papers = [Evidence(Source(1, "p1", "TINED", "Experiments show that TINED outperforms GNNs across seven datasets."), [(0, 60, 0.5)])]
@@ -96,8 +122,9 @@ def test_the_weights_are_small_and_fit_the_installed_model():
     reader = probe.probe()
     assert reader is not None, "./install.sh installs the local 0.5B model the probe reads"
     w = reader.near_miss_weights
-    assert {"mean", "scale", "coef", "bias", "mix_mean", "mix_scale", "mix_coef", "mix_bias", "cut"} <= set(w)
-    assert w["mix_coef"].shape == (len(GAP_FEATURES),) and w["mix_coef"][0] > 0  # the mix rises with the reading
+    for prefix in ("", "quick_"):  # the whole abstract's probe and mix, and the quick ones for the quoted sentences
+        assert {f"{prefix}{k}" for k in ("mean", "scale", "coef", "bias", "mix_mean", "mix_scale", "mix_coef", "mix_bias", "cut")} <= set(w)
+        assert w[prefix + "mix_coef"].shape == (len(GAP_FEATURES),) and w[prefix + "mix_coef"][0] > 0  # rises with the reading
     vector = reader.reading("How many species?", "A zoo", "The dataset covers over 70 species.")
     assert vector.shape == w["coef"].shape == w["mean"].shape and np.isfinite(vector).all()
 
