@@ -336,6 +336,11 @@ def gap_features(question: str, idf: dict[str, float], selected: list[Evidence],
             float(slot_answered(question, selected[:MAX_SINGLE_PAPERS])), float(bool(gap)), float(len(unmatched))]
 
 
+def quoted(ev: Evidence) -> str:
+    """The sentences an answer quotes from ``ev``, in abstract order: what the quick near-miss reading reads."""
+    return " ".join(ev.source.abstract[a:b] for a, b, _ in sorted(ev.sentences))
+
+
 def learned_gap(question: str, selected: list[Evidence], gap: str, reader: Any, features: list[float]) -> str:
     """The near-miss verdict with the local 0.5B's reading (``assistant/probe.py``: ``reader.answers`` reads the
     question with a selected paper, the near-miss probe's logit above 0 when it states the answer).
@@ -358,8 +363,7 @@ def learned_gap(question: str, selected: list[Evidence], gap: str, reader: Any, 
     best = best_quick = -np.inf
     for ev in papers:
         if quick:
-            quoted = " ".join(ev.source.abstract[a:b] for a, b, _ in sorted(ev.sentences))
-            best_quick = max(best_quick, reader.answers(question, ev.source.title, quoted, prefix="quick_"))
+            best_quick = max(best_quick, reader.answers(question, ev.source.title, quoted(ev), prefix="quick_"))
             if linear(w, np.array([best_quick, *features]), prefix="quick_mix_") >= float(w["quick_cut"]):
                 return ""
         best = max(best, reader.answers(question, ev.source.title, ev.source.abstract))

@@ -25,11 +25,12 @@
    first and the whole abstract only when they do not answer, so a near miss is one both mixes put under their cuts.
    The whole reading keeps its cut from 4; the quick cut is the lowest that keeps ``QUICK_KEPT`` (98%) of the whole
    reading's near misses on the training files (out of fold): a speed-for-recall trade, the quick reading taking
-   about half the time. Printed too: the quick reading then the whole one, with how many questions needed the whole
+   about half the time. The 98% was picked in session 39 with a throwaway curve that printed the held replay beside
+   the training figures, so the held rows of step 5 are partly tuned. Printed too: the quick reading then the whole one, with how many questions needed the whole
    reading. Before session 39 the whole abstract was always read (the "mix alone" row).
 
-The replay reads each question's own paper (the quick reading: the lead's quoted sentences); an answer reads the papers the selection keeps (the same one for 95% of
-these questions), so the end-to-end figures are those of ``paperchat eval`` (README, Quality: "Near misses read").
+The replay reads each question's own paper (the quick reading: the lead's quoted sentences); an answer reads the
+papers the selection keeps (the same one for 95% of these questions), so the end-to-end figures are those of ``paperchat eval`` (README, Quality: "Near misses read").
 """
 
 from __future__ import annotations
@@ -80,10 +81,9 @@ def rules_verdicts(rows: list[dict[str, Any]]) -> dict[tuple[str, str], tuple[bo
     verdicts = {}
     for row, (q, idf, sel, together) in seen:
         gap = selection.unanswered(q, idf, sel, together, paraphrases=assistant.paraphrases)
-        quoted = " ".join(sel[0].source.abstract[a:b] for a, b, _ in sorted(sel[0].sentences))  # as ``learned_gap`` reads it
         verdicts[(row["file"], row["id"])] = (bool(gap), selection.slot_answered(q, sel[:selection.MAX_SINGLE_PAPERS]),
                                               selection.gap_features(q, idf, sel, gap, together, assistant.paraphrases),
-                                              (sel[0].source.title, quoted))
+                                              (sel[0].source.title, selection.quoted(sel[0])))
     return verdicts
 
 
@@ -172,7 +172,7 @@ def main(argv: list[str] | None = None) -> None:
 
     model, mix, oof, held_score, mix_oof, mix_held = fit(X, Xh)
     quick, quick_mix, quick_oof, quick_held, quick_mix_oof, quick_mix_held = fit(Q, Qh)
-    alone = cut = best_cut(mix_oof, rules, y, filled)  # the whole reading's cut, as before the quick reading
+    cut = best_cut(mix_oof, rules, y, filled)  # the whole reading's cut, as before the quick reading
     quick_cut = quick_cut_for(mix_oof, cut, quick_mix_oof, rules, y, filled)
     print(f"{len(train)} training questions ({int((~y).sum())} near misses), {len(held)} held ({int((~yh).sum())}); "
           f"AUC of 'answerable reads higher', training (out of fold) / held: probe {roc_auc_score(y, oof):.3f} / "
@@ -191,7 +191,7 @@ def main(argv: list[str] | None = None) -> None:
     for name, score, mixed, quick_mixed, rule, given, label in groups:
         read_whole = decide(quick_mixed, quick_cut, rule, given)  # the quick reading did not answer: the abstract is read
         for decision, near, whole_read in (("rules alone", rule, 0), ("probe alone, below 0", score < 0, len(label)),
-                                           (f"mix alone (cut {alone:.2f})", decide(mixed, alone, rule, given), len(label)),
+                                           (f"mix alone (cut {cut:.2f})", decide(mixed, cut, rule, given), len(label)),
                                            (f"quick, then whole ({quick_cut:.2f}, {cut:.2f})",
                                             decide(mixed, cut, rule, given, quick_mixed, quick_cut), int(read_whole.sum()))):
             said, false = rates(near, label)
