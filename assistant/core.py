@@ -13,11 +13,12 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Generator, Iterable, Iterator, Mapping, Sequence
 
 from assistant.abstention import AbstentionPolicy, abstain_text, term_coverage
 from assistant.conversation import Candidates, candidates
 from assistant.engines import Engine, ExtractiveEngine, make_engine
+from assistant.engines.chat import ChatEngine
 from assistant.evidence import Evidence, select_evidence
 from assistant.filters import LISTING_ENGINE, CatalogCache, Filters, listing, topicless
 from assistant.grounding import verify
@@ -46,6 +47,8 @@ ATTRIBUTE_SUPPORT = 0.6  # a sentence an LLM left unmarked gets the marker of a 
 CONFIDENT_DENSE = 0.5  # a question that refers back is still searched as typed when it alone matches a paper this well
 OWN_TERMS_FOUND = 0.5  # a short unreferring question takes the history only if the paper it leads to has this share of its terms
 UNVERIFIED = "_The model's answer could not be verified against the abstracts; their most relevant sentences:_\n"
+SECOND_DRAFT = "\n\n_Checking kept nothing of that draft; a second one:_\n\n"  # streamed only; the verified answer replaces it
+SECOND_DRAFT_TIMING = "second_draft"  # in ``Answer.timings`` when a second draft was written (``paperchat eval`` counts them)
 QUOTES = "_From the abstracts:_\n"
 UNGROUNDED = "\n\n_No verified citation: this answer is not grounded in the indexed abstracts._"
 
@@ -309,23 +312,44 @@ class Assistant:
         turn.engine = engine.name
         if not engine.free_text:
             engine = ExtractiveEngine(shape)  # quoting engines render the shape read above, filter words taken out
-        t2 = time.perf_counter()
-        raw: list[str] = []
-        try:
-            for piece in engine.stream(turn.question, query, selected[: engine.max_papers]):
-                if not raw:
-                    timings["first_token"] = time.perf_counter() - t2
-                raw.append(piece)
-                yield "delta", piece
-        except PaperchatError as exc:
-            turn.fail(str(exc))
+        text = yield from self._draft(engine, turn, query, selected[: engine.max_papers], "generate")
+        if text is None:
             return
-        timings["generate"] = time.perf_counter() - t2
-        text = complete_sentences("".join(raw).strip())
         if not text:
             turn.text, turn.abstained = abstain_text(hits), True
             return
         self._check(engine, text, turn, selected, shape)
+        if turn.fallback and isinstance(engine, ChatEngine):  # the verifier kept nothing of the draft: one more, prompted otherwise
+            yield "delta", SECOND_DRAFT
+            first_removed = turn.removed
+            second = yield from self._draft(engine, turn, query, selected[: engine.max_papers], SECOND_DRAFT_TIMING, second=True)
+            if second:
+                turn.fallback = False
+                self._check(engine, second, turn, selected, shape)
+                turn.removed = first_removed + turn.removed
+
+    def _draft(self, engine: Engine, turn: _Turn, query: str, evidence: list[Evidence], timing: str,
+               second: bool = False) -> Generator[tuple[str, Any], None, str | None]:
+        """Stream one draft of ``engine`` as ``delta`` events; return its text cut at the last whole sentence, or
+        ``None`` when the engine failed (``turn`` then holds the error; a failed second draft is ``""``: the first
+        draft's fallback stands). Times it as ``timing`` (the first draft's first token as ``first_token``)."""
+        t0 = time.perf_counter()
+        raw: list[str] = []
+        try:
+            pieces = (engine.stream(turn.question, query, evidence, second=True) if second and isinstance(engine, ChatEngine)
+                      else engine.stream(turn.question, query, evidence))
+            for piece in pieces:
+                if not raw and not second:
+                    turn.timings["first_token"] = time.perf_counter() - t0
+                raw.append(piece)
+                yield "delta", piece
+        except PaperchatError as exc:
+            if second:  # the first draft's fallback stands
+                return ""
+            turn.fail(str(exc))
+            return None
+        turn.timings[timing] = time.perf_counter() - t0
+        return complete_sentences("".join(raw).strip())
 
     def _list_members(self, query: str, allowed: set[str] | None) -> tuple[list[str], Any, dict[str, float], dict[str, StoredPaper]]:
         """The papers matching list question ``query`` (the cut-off over ``LIST_POOL`` candidates per retriever),

@@ -13,7 +13,7 @@ Two sets of weights ship, each with the thresholds fitted for it:
 
 * ``WEIGHTS`` (``assistant/data/entailment_lora_alone.npz``, 1.4 MB), the cross-encoder that decides alone, at
   ``THRESHOLD`` / ``RESCUE``: trained on grounding sets 1-60 as well (session 35). Alone it is the better of the two
-  (README, Quality, "a cross-encoder that decides alone").
+  (benchmarks/HISTORY.md, session 35: "a cross-encoder that decides alone").
 * ``PAIRED_WEIGHTS`` (``assistant/data/entailment_lora.npz``), the earlier cross-encoder, read together with the probe
   on the local Qwen2.5 0.5B (``assistant/probe.py``): with ``probe=True`` (``Settings.entailment_probe``, on by
   default) and that model installed, the score is this logit plus ``mix`` times the probe's, against the thresholds

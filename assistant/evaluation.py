@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from assistant.core import Assistant
+from assistant.core import SECOND_DRAFT_TIMING, Assistant
 from assistant.lists import list_topic
 from assistant.types import Answer
 from ingest.records import read_jsonl
@@ -103,7 +103,8 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
                     "citation_precision": (sum(r["cited_ok"] for r in cited) / sum(len(r["cited"]) for r in cited)) if cited else float("nan"),
                     "cite_gold": sum(r["cites_gold"] for r in answerable), "answerable": len(answerable),
                     "only_relevant": mean([r["only_relevant"] for r in answerable if not r["abstained"]]),
-                    "fallback": mean([r["fallback"] for r in answerable if not r["abstained"]])},
+                    "fallback": mean([r["fallback"] for r in answerable if not r["abstained"]]),
+                    "second_draft": mean([SECOND_DRAFT_TIMING in r["timings"] for r in answerable if not r["abstained"]])},
         "latency_ms": {stage: {"p50": 1000 * float(np.percentile(v, 50)), "p95": 1000 * float(np.percentile(v, 95))}
                        for stage, v in stages.items()},
     }
@@ -124,6 +125,7 @@ def format_table(metrics: dict[str, Any]) -> str:
         f"{'        citation precision':34} {m['answers']['citation_precision']:.3f}",
         f"{'        cite a gold paper':34} {m['answers']['cite_gold']}/{m['answers']['answerable']}",
         f"{'        cite only relevant papers':34} {m['answers']['only_relevant']:.3f}",
+        f"{'        second draft written':34} {m['answers']['second_draft']:.3f}",
         f"{'        fallback (engine text replaced)':34} {m['answers']['fallback']:.3f}",
         f"{'near-miss said so / abstained':34} {m['near_miss']['handled']}/{m['near_miss']['n']}",
     ]

@@ -4,7 +4,7 @@ The cross-encoder of ``assistant/entailment.py`` reads ``(claim, evidence)`` wit
 module asks the local 0.5B instruct model (the ``local`` engine's default, installed by ``./install.sh``) whether the
 evidence supports every part of the claim, and reads its answer as a linear function of the final token's hidden
 state (llama.cpp's last-token pooling), not as the words it would generate: generated Yes/No answers of this model
-ranked claims worse than chance (README, Quality), while the probe on its hidden state ranks them as well as the
+ranked claims worse than chance (benchmarks/HISTORY.md), while the probe on its hidden state ranks them as well as the
 cross-encoder, and the two together better than either (``python -m benchmarks.train_probe``).
 
 The probe's weights (standardisation, coefficients, the mix with the cross-encoder and its three thresholds) ship in

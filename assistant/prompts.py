@@ -20,13 +20,19 @@ RULES = (
 )
 
 USER = "<papers>\n{context}\n</papers>\n\nQuestion: {question}\n\n" + RULES
+# The second draft, written only when the verifier kept no claim of the first: the question goes before the papers, so
+# the rules right after them make the model condense the sentences instead of restating the question, the 0.5B's
+# usual fault ("Does X need Y?" -> "X needs Y [1]"). Its drafts are longer and closer to copies, hence second.
+SECOND_USER = "Question: {question}\n\n<papers>\n{context}\n</papers>\n\n" + RULES
 
-EXAMPLE_USER = USER.format(
-    context="[1] Sparse Adapters\nWe propose SpAd, a sparse adapter for vision transformers. SpAd reaches 81.2% top-1 accuracy on ImageNet, "
-    "without extra memory.\n\n"
+EXAMPLE = {
+    "context": "[1] Sparse Adapters\nWe propose SpAd, a sparse adapter for vision transformers. SpAd reaches 81.2% top-1 accuracy "
+    "on ImageNet, without extra memory.\n\n"
     "[3] Adapters at Scale\nOur sampler is 3x faster than LoRA adapters.",
-    question="What accuracy does SpAd reach?",
-)
+    "question": "What accuracy does SpAd reach?",
+}
+EXAMPLE_USER = USER.format(**EXAMPLE)
+SECOND_EXAMPLE_USER = SECOND_USER.format(**EXAMPLE)
 EXAMPLE_ANSWER = ("SpAd, a sparse adapter for vision transformers, reaches 81.2% top-1 accuracy on ImageNet without extra memory [1]. "
                   "A related sampler is 3x faster than LoRA adapters [3].")
 

@@ -42,7 +42,7 @@ LIST_SHOWN = 10        # papers on one page of a list answer (the rest: ``Assist
 # List membership (assistant/lists.py): score = w * dense similarity + (1 - w) * idf-weighted topic-word coverage;
 # a member scores >= LIST_CUTOFF and >= LIST_RELATIVE * the best candidate's. Fitted by `python -m benchmarks.lists`
 # on the calibration half of benchmarks/data/list_topics.jsonl (9 topics; macro F1 smoothed over neighbouring grid
-# points): macro F1 0.812 there, 0.840 on the 8 held-out topics (README, Quality: lists).
+# points): macro F1 0.812 there, 0.840 on the 8 held-out topics (README, "Lists with counts").
 LIST_DENSE_WEIGHT = 0.7
 LIST_CUTOFF = 0.5
 LIST_RELATIVE = 0.7
@@ -203,7 +203,7 @@ def render(selected: list[Evidence], shape: Shape) -> str:
 NEAR_MISS_SHARE = 0.35  # share of the question's weight that a paper never mentions: on topic, not answered
 ASKED_SHARE = 0.7       # value questions: share of the weight of the words outside the paper's title that it never mentions
 # a word the question writes and the paper never does is said in other words when the embedding model puts it this close
-# to one of the paper's words ("tiny": "small"); chosen on benchmarks/data/answerability_train1-3 (README, Quality)
+# to one of the paper's words ("tiny": "small"); chosen on benchmarks/data/answerability_train1-3 (benchmarks/HISTORY.md)
 PARAPHRASE_COSINE = 0.7
 NAME_RARITY = 1.0       # a question word this rare in English (a name: "Nester", "ManyTypes4Py") that the paper has identifies it
 ASKED_WORDS = 2         # ... and at least this many of those words: one alone is as often a synonym ("what guarantees
@@ -215,7 +215,7 @@ ASKED_WORDS = 2         # ... and at least this many of those words: one alone i
 # "results", share 1.0), near misses two or more (shares 0.53-1.0). Since the answer-slot test (answer_types) catches
 # the value questions whose slot the paper never fills, ASKED_SHARE was raised from 0.42 to 0.7, the middle of the
 # plateau (0.7-0.8) where the development sets and the third held-out set keep their near misses (52/54) and lose
-# false ones (7/70 -> 3/70; 6/25 -> 1/25 on that set, which was seen by then). Held-out figures: README, Quality: answers.
+# false ones (7/70 -> 3/70; 6/25 -> 1/25 on that set, which was seen by then). Held-out figures: benchmarks/HISTORY.md.
 # Words that describe asking about a paper rather than what is asked ("what kind of structure did the authors observe"):
 _PHRASING_WORDS = "author authors paper papers work study kind kinds type sort observe observed find found report reported use used mention say"
 _VALUE = re.compile(r"\b(?:how\s+(?:many|much)|(?:what|which)\s+(?!(?:is|are|was|were|do|does|did|can|could|has|have|had|"

@@ -68,6 +68,7 @@ class ScriptedOpenAI:
     def __init__(self, host: str = "127.0.0.1", port: int = 0, chunk_chars: int = 12) -> None:
         self.chunk_chars = chunk_chars
         self.template = ""
+        self.then: list[str] = []
         self.placeholders: dict[str, str] = {}
         self.requests: list[dict[str, Any]] = []
         self.resolutions: list[Resolution] = []
@@ -102,10 +103,12 @@ class ScriptedOpenAI:
         self.close()
 
     # -- scripting ---------------------------------------------------------------------------
-    def script(self, template: str, **placeholders: str) -> None:
-        """Answer the next requests with ``template``; ``{X}`` -> number of the paper titled ``placeholders[X]``."""
+    def script(self, template: str, *then: str, **placeholders: str) -> None:
+        """Answer the next requests with ``template``; ``{X}`` -> number of the paper titled ``placeholders[X]``.
+        With ``then``, later requests get those templates in turn, the last one repeated (a second draft's answer)."""
         with self._lock:
             self.template = template
+            self.then = list(then)
             self.placeholders = dict(placeholders)
 
     @property
@@ -128,6 +131,8 @@ class ScriptedOpenAI:
         sources = parse_sources(prompt)
         with self._lock:
             template, placeholders = self.template, dict(self.placeholders)
+            if self.then:
+                self.template = self.then.pop(0)
         res = Resolution(sources=sources)
         absent = len(sources) + 1  # out of range: the verifier must drop it
 

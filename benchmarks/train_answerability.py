@@ -9,7 +9,7 @@ other sentences sharing most words with the question (0), and a near miss's thre
 sentences (0). A question's score is its best sentence's. It prints the AUC of "answerable scores higher"
 on held files, and each question's score.
 
-Measured (README, Quality, "A learned near-miss check"): AUC 0.61-0.69 on files it was not trained on,
+Measured (benchmarks/HISTORY.md, "A learned near-miss check"): AUC 0.61-0.69 on files it was not trained on,
 against 0.65 for the plain embedding cosine (``python -m benchmarks.near_miss_signals``), so no check
 was built on it. Training data: ``benchmarks/data/near_miss_*.jsonl`` up to set 10 and
 ``benchmarks/data/answerability_train*.jsonl`` (1,440 questions on 240 other papers, written by helpers

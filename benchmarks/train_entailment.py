@@ -42,7 +42,7 @@ DATA = ROOT / "benchmarks" / "data"
 DEFAULT_CASES = [ROOT / "benchmarks" / "grounding_cases.jsonl", *(DATA / f"grounding_heldout{i}.jsonl" for i in range(1, 61)),
                  *(DATA / f"entailment_train{i}.jsonl" for i in range(1, 13))]
 # sets 13-16 (rewordings and negative forms with near-identical unfaithful twins, session 16) made the check worse on
-# held-out sets 3-5 (README, Quality); they stay in the repository for a larger model: --cases ... to use them
+# held-out sets 3-5 (benchmarks/HISTORY.md); they stay in the repository for a larger model: --cases ... to use them
 # every other grounding set is held out: its papers never enter training, not even as synthetic pairs
 HELD_OUT = [p for p in sorted(DATA.glob("grounding_heldout*.jsonl")) if p not in DEFAULT_CASES]
 Pair = tuple[str, str, int]

@@ -18,7 +18,7 @@
    near misses so on the training files while taking no more of their answerable questions for near misses than the
    rules alone (the issue's "no new false abstentions"). Until session 38 two thresholds on the probe's logit alone
    joined the rules' verdict; on the held files of that session the mix said 187 of 287 near misses so against 174,
-   taking 46 of 338 answerable questions against 44 (README, Quality). Printed for the training and held files: the
+   taking 46 of 338 answerable questions against 44 (benchmarks/HISTORY.md). Printed for the training and held files: the
    rules alone, the probe alone at 0 and the mix.
 
 5. The same probe and mix are fitted on the quick readings (``quick_*``). ``learned_gap`` reads the quoted sentences
@@ -30,7 +30,7 @@
    reading. Before session 39 the whole abstract was always read (the "mix alone" row).
 
 The replay reads each question's own paper (the quick reading: the lead's quoted sentences); an answer reads the
-papers the selection keeps (the same one for 95% of these questions), so the end-to-end figures are those of ``paperchat eval`` (README, Quality: "Near misses read").
+papers the selection keeps (the same one for 95% of these questions), so the end-to-end figures are those of ``paperchat eval`` (benchmarks/HISTORY.md: "Near misses read").
 """
 
 from __future__ import annotations

@@ -14,8 +14,8 @@ import pytest
 from pydantic import ValidationError
 
 from assistant import Assistant
-from assistant.core import QUOTES, UNVERIFIED
-from benchmarks.scripted_openai import ScriptedOpenAI
+from assistant.core import QUOTES, SECOND_DRAFT, SECOND_DRAFT_TIMING, UNVERIFIED
+from benchmarks.scripted_openai import ScriptedOpenAI, _text
 from conftest import make_settings
 from vectorstore.settings import Settings
 
@@ -61,9 +61,28 @@ def test_a_verified_summary_comes_first_then_the_quotes_it_condensed(seeded: Set
 
 def test_an_unverifiable_summary_falls_back_to_the_quotes(seeded: Settings, llm: ScriptedOpenAI) -> None:
     llm.script("Nester needs 64 GPUs and a 70B teacher model [{A}].", A=NESTER)
+    llm.reset()
     answer = _assistant(seeded, llm).ask("What is Nester?")
     assert answer.fallback and answer.text.startswith(UNVERIFIED) and QUOTES not in answer.text
     assert "64 GPUs" not in answer.text and answer.citations
+    assert len(llm.requests) == 2 and SECOND_DRAFT_TIMING in answer.timings  # the second draft was no better
+
+
+def test_when_the_check_keeps_nothing_a_second_draft_is_written_with_the_question_first(seeded: Settings, llm: ScriptedOpenAI) -> None:
+    # the 0.5B's usual fault is a question restated as a claim; the check removes it
+    llm.script("Nester needs 64 GPUs and a 70B teacher model [{A}].",
+               "Nester is a neuro-symbolic approach that enhances language models for type inference [{A}].", A=NESTER)
+    llm.reset()
+    events = list(_assistant(seeded, llm).stream_events("What is Nester?"))
+    answer = events[-1][1]
+    streamed = "".join(payload for kind, payload in events if kind == "delta")
+    assert SECOND_DRAFT.strip() in streamed and "64 GPUs" in streamed  # both drafts stream; the verified answer replaces them
+    assert not answer.fallback and answer.text.startswith("Nester is a neuro-symbolic approach") and QUOTES in answer.text
+    assert "64 GPUs" not in answer.text and SECOND_DRAFT_TIMING in answer.timings
+    assert [r.reason for r in answer.removed] and answer.removed[0].claim.startswith("Nester needs 64 GPUs")
+    first, second = (_text(request["messages"][-1]["content"]) for request in llm.requests)
+    assert first.startswith("<papers>") and second.startswith("Question: What is Nester?")
+    assert SECOND_DRAFT_TIMING not in _assistant(seeded, llm).ask("What is Nester?").timings  # a kept draft is the only one
 
 
 def test_quotes_can_be_switched_off(seeded: Settings, llm: ScriptedOpenAI) -> None:

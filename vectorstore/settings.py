@@ -74,11 +74,11 @@ class Settings(BaseSettings):
     openai_extra_body: str | None = Field(
         default=None, description="A JSON object merged into every request body, for a server's own sampling options: "
                                   "'{\"repeat_penalty\": 1.0}' for llama.cpp's server, whose default of 1.1 makes the model "
-                                  "paraphrase the numbers it should copy (README, Quality).")
+                                  "paraphrase the numbers it should copy (benchmarks/HISTORY.md).")
     request_timeout: float = Field(default=60.0, gt=0, description="Seconds before an LLM request is abandoned.")
     entailment_check: bool = Field(default=True, description="LLM engines: a claim of 6+ words that the lexical checks let through "
                                                              "must also pass the small learned entailment model (assistant/entailment.py), "
-                                                             "which catches reversals said in other words (README, Quality); false: the "
+                                                             "which catches reversals said in other words (benchmarks/HISTORY.md); false: the "
                                                              "lexical checks only.")
     entailment_probe: bool = Field(default=True, description="With entailment_check: the local Qwen2.5 0.5B's reading of each "
                                                              "such claim (a linear probe, assistant/probe.py) joins the "

@@ -53,18 +53,21 @@ class ChatEngine:
         self.name = name
         self.model = model
         self.max_sentences = max_sentences
-        prompt = ChatPromptTemplate.from_messages([
-            ("system", prompts.SYSTEM),
-            ("human", _literal(prompts.EXAMPLE_USER)),
-            ("ai", _literal(prompts.EXAMPLE_ANSWER)),
-            ("human", prompts.USER),
-        ])
-        self.chain = prompt | model | StrOutputParser()
+        self.chain, self.second_chain = (
+            ChatPromptTemplate.from_messages([
+                ("system", prompts.SYSTEM),
+                ("human", _literal(example)),
+                ("ai", _literal(prompts.EXAMPLE_ANSWER)),
+                ("human", user),
+            ]) | model | StrOutputParser()
+            for example, user in ((prompts.EXAMPLE_USER, prompts.USER), (prompts.SECOND_EXAMPLE_USER, prompts.SECOND_USER)))
 
-    def stream(self, question: str, query: str, evidence: list[Evidence]) -> Iterator[str]:
+    def stream(self, question: str, query: str, evidence: list[Evidence], second: bool = False) -> Iterator[str]:
+        """The model's answer as it is written; ``second``: the second draft's prompt (``prompts.SECOND_USER``), which
+        the Assistant asks for when the verifier kept no claim of the first."""
         context = evidence_context(evidence, self.max_sentences)
         try:
-            yield from self.chain.stream({"context": context, "question": query})
+            yield from (self.second_chain if second else self.chain).stream({"context": context, "question": query})
         except PaperchatError:
             raise
         except Exception as exc:
