@@ -312,7 +312,8 @@ class Assistant:
         turn.engine = engine.name
         if not engine.free_text:
             engine = ExtractiveEngine(shape)  # quoting engines render the shape read above, filter words taken out
-        text = yield from self._draft(engine, turn, query, selected[: engine.max_papers], "generate")
+        read = selected[: engine.max_papers]  # the papers the engine reads
+        text = yield from self._draft(turn, engine.stream(turn.question, query, read), "generate")
         if text is None:
             return
         if not text:
@@ -322,22 +323,21 @@ class Assistant:
         if turn.fallback and isinstance(engine, ChatEngine):  # the verifier kept nothing of the draft: one more, prompted otherwise
             yield "delta", SECOND_DRAFT
             first_removed = turn.removed
-            second = yield from self._draft(engine, turn, query, selected[: engine.max_papers], SECOND_DRAFT_TIMING, second=True)
+            second = yield from self._draft(turn, engine.stream(turn.question, query, read, second=True), SECOND_DRAFT_TIMING)
             if second:
                 turn.fallback = False
                 self._check(engine, second, turn, selected, shape)
                 turn.removed = first_removed + turn.removed
 
-    def _draft(self, engine: Engine, turn: _Turn, query: str, evidence: list[Evidence], timing: str,
-               second: bool = False) -> Generator[tuple[str, Any], None, str | None]:
-        """Stream one draft of ``engine`` as ``delta`` events; return its text cut at the last whole sentence, or
-        ``None`` when the engine failed (``turn`` then holds the error; a failed second draft is ``""``: the first
+    @staticmethod
+    def _draft(turn: _Turn, pieces: Iterator[str], timing: str) -> Generator[tuple[str, Any], None, str | None]:
+        """Stream one draft (an engine's ``stream``) as ``delta`` events; return its text cut at the last whole sentence,
+        or ``None`` when the engine failed (``turn`` then holds the error; a failed second draft is ``""``: the first
         draft's fallback stands). Times it as ``timing`` (the first draft's first token as ``first_token``)."""
+        second = timing == SECOND_DRAFT_TIMING
         t0 = time.perf_counter()
         raw: list[str] = []
         try:
-            pieces = (engine.stream(turn.question, query, evidence, second=True) if second and isinstance(engine, ChatEngine)
-                      else engine.stream(turn.question, query, evidence))
             for piece in pieces:
                 if not raw and not second:
                     turn.timings["first_token"] = time.perf_counter() - t0

@@ -21,7 +21,7 @@
    alone.
 
 The printed figures are out of fold (each file scored by a probe that never saw it) but the thresholds are fitted on
-the same files: the honest figures are those of ``python -m benchmarks.grounding`` on fresh sets (README, Quality, and benchmarks/HISTORY.md).
+the same files: the honest figures are those of ``python -m benchmarks.grounding`` on fresh sets (README, Quality; benchmarks/HISTORY.md).
 """
 
 from __future__ import annotations

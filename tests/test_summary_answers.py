@@ -85,6 +85,18 @@ def test_when_the_check_keeps_nothing_a_second_draft_is_written_with_the_questio
     assert SECOND_DRAFT_TIMING not in _assistant(seeded, llm).ask("What is Nester?").timings  # a kept draft is the only one
 
 
+def test_paperchat_eval_counts_second_drafts_and_fallbacks(seeded: Settings, llm: ScriptedOpenAI) -> None:
+    from assistant.evaluation import evaluate, format_table
+
+    question = [{"id": "q", "kind": "single", "question": "What is Nester?", "gold": ["icml2025-44081"]}]
+    bad, good = "Nester needs 64 GPUs and a 70B teacher model [{A}].", "Nester is a neuro-symbolic approach for type inference [{A}]."
+    for drafts, second, fallback in (((good,), 0.0, 0.0), ((bad, good), 1.0, 0.0), ((bad,), 1.0, 1.0)):
+        llm.script(*drafts, A=NESTER)
+        metrics = evaluate(_assistant(seeded, llm), question)["metrics"]["answers"]
+        assert (metrics["second_draft"], metrics["fallback"]) == (second, fallback), drafts
+    assert "second draft written" in format_table(evaluate(_assistant(seeded, llm), question)["metrics"])
+
+
 def test_quotes_can_be_switched_off(seeded: Settings, llm: ScriptedOpenAI) -> None:
     llm.script("Nester is a neuro-symbolic approach that enhances language models for type inference [{A}].", A=NESTER)
     answer = _assistant(seeded, llm, quotes_under_summary=False).ask("What is Nester?")
