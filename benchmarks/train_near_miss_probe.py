@@ -1,6 +1,6 @@
 """Fit the near-miss probe of ``assistant/probe.py`` and its two thresholds, and report them on held-out files.
 
-    python -m benchmarks.train_near_miss_probe [--cache FILE] [--out FILE] [--held FILE ...]
+    python -m benchmarks.train_near_miss_probe [--cache FILE] [--verdicts FILE] [--out FILE] [--held FILE ...] [--against FILE]
 
 1. Every single-paper question of the answerability files and the near-miss sets (helpers wrote them from the
    abstracts: answerable questions with their answer, near misses on the paper's topic that it does not answer) is
@@ -48,9 +48,9 @@ from benchmarks.common import DISTRACTORS, SEED, build_store, require_shared
 from benchmarks.paraphrases import DATA, record
 from benchmarks.train_probe import cached_readings, logistic, out_of_fold
 
-TRAIN = ([DATA / f"answerability_train{i}.jsonl" for i in (1, 2, 3)] + [DATA / "near_miss_heldout.jsonl"]
-         + [DATA / f"near_miss_heldout{i}.jsonl" for i in range(2, 10)] + [DATA / "near_miss_qa.jsonl", DATA / "near_miss_dev2.jsonl"])
-HELD = [DATA / "answerability_train4.jsonl"] + [DATA / f"near_miss_heldout{i}.jsonl" for i in (10, 11, 12)]
+TRAIN = ([DATA / f"answerability_train{i}.jsonl" for i in (1, 2, 3, 4)] + [DATA / "near_miss_heldout.jsonl"]
+         + [DATA / f"near_miss_heldout{i}.jsonl" for i in range(2, 23)] + [DATA / "near_miss_qa.jsonl", DATA / "near_miss_dev2.jsonl"])
+HELD = [DATA / f"answerability_train{i}.jsonl" for i in (5, 6)] + [DATA / f"near_miss_heldout{i}.jsonl" for i in range(23, 27)]
 OUT = Path(__file__).resolve().parents[1] / "assistant" / "data" / "near_miss_probe.npz"
 C = 0.01
 MIX_C = 0.1
@@ -84,6 +84,20 @@ def rules_verdicts(rows: list[dict[str, Any]]) -> dict[tuple[str, str], tuple[bo
         verdicts[(row["file"], row["id"])] = (bool(gap), selection.slot_answered(q, sel[:selection.MAX_SINGLE_PAPERS]),
                                               selection.gap_features(q, idf, sel, gap, together, assistant.paraphrases),
                                               (sel[0].source.title, selection.quoted(sel[0])))
+    return verdicts
+
+
+def cached_verdicts(rows: list[dict[str, Any]], path: Path | None) -> dict[tuple[str, str], Any]:
+    """``rules_verdicts(rows)``, read from ``path`` when it holds every one of ``rows`` (asked with the same question),
+    else computed and written there: asking ~2,700 questions on the 4,378-paper store takes a quarter of an hour."""
+    names = {(r["file"], r["id"]): f"{r['file']}\0{r['id']}\0{r['question']}" for r in rows}
+    if path and path.exists():
+        saved = json.loads(path.read_text(encoding="utf-8"))
+        if all(name in saved for name in names.values()):
+            return {k: (v[0], v[1], v[2], tuple(v[3])) for k, name in names.items() if (v := saved[name]) is not None}
+    verdicts = rules_verdicts(rows)
+    if path:  # None: the question did not reach the near-miss test
+        path.write_text(json.dumps({name: verdicts.get(k) for k, name in names.items()}), encoding="utf-8")
     return verdicts
 
 
@@ -127,18 +141,23 @@ def quick_cut_for(mixed: np.ndarray, cut: float, quick: np.ndarray, rules: np.nd
 def main(argv: list[str] | None = None) -> None:
     from sklearn.metrics import roc_auc_score
 
+    from assistant.probe import linear
     from benchmarks.train_answerability import papers as load
 
     parser = argparse.ArgumentParser(prog="python -m benchmarks.train_near_miss_probe", description=__doc__.split("\n\n")[0])
     parser.add_argument("--cache", type=Path, help="an .npz of readings by (question, title, abstract), read and extended")
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--held", type=Path, nargs="*", default=HELD, help="files to report on, never fitted on")
+    parser.add_argument("--verdicts", type=Path, help="a .json of the rules' verdicts, read if it holds every question, else "
+                        "computed and written (stale once the rules change: delete it then)")
+    parser.add_argument("--against", type=Path, default=OUT if OUT.exists() else None,
+                        help="weights to compare with on the held files (default: the shipped ones, before --out rewrites them)")
     args = parser.parse_args(argv)
     require_shared()
     papers = load()
     train = [r for r in questions(TRAIN) if r["gold"][0] in papers]
     held = [r for r in questions(args.held) if r["gold"][0] in papers]
-    verdicts = rules_verdicts(train + held)
+    verdicts = cached_verdicts(train + held, args.verdicts)
     train = [r for r in train if (r["file"], r["id"]) in verdicts]  # questions that reach the near-miss test
     held = [r for r in held if (r["file"], r["id"]) in verdicts]
     whole = {(r["file"], r["id"]): papers[r["gold"][0]] for r in train + held}  # the question's own paper, whole
@@ -157,6 +176,7 @@ def main(argv: list[str] | None = None) -> None:
 
     X, Q, y, rules, filled, measures, files = arrays(train)
     Xh, Qh, yh, rules_h, filled_h, measures_h, files_h = arrays(held)
+    against = dict(np.load(args.against)) if args.against else None  # read now: --out may be the same file
 
     def fit(X: np.ndarray, Xh: np.ndarray) -> tuple[Any, Any, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """A probe on the readings and its mix with the rules' measures (fitted on the probe's out-of-fold logits):
@@ -188,12 +208,21 @@ def main(argv: list[str] | None = None) -> None:
         m = files_h == name
         groups.append((name, held_score[m], mix_held[m], quick_mix_held[m], rules_h[m], filled_h[m], yh[m]))
     groups.append(("held, together", held_score, mix_held, quick_mix_held, rules_h, filled_h, yh))
+    if against is not None:  # the compared weights' decisions on the held files, as ``selection.learned_gap`` makes them
+        old_mixed = np.array([linear(against, np.array([linear(against, x), *m]), "mix_") for x, m in zip(Xh, measures_h)])
+        old_quick = np.array([linear(against, np.array([linear(against, q, "quick_"), *m]), "quick_mix_") for q, m in zip(Qh, measures_h)])
+        old_near = decide(old_mixed, float(against["cut"]), rules_h, filled_h, old_quick, float(against["quick_cut"]))
+        old_whole = decide(old_quick, float(against["quick_cut"]), rules_h, filled_h)  # the questions it reads whole
     for name, score, mixed, quick_mixed, rule, given, label in groups:
         read_whole = decide(quick_mixed, quick_cut, rule, given)  # the quick reading did not answer: the abstract is read
+        mine = files_h == name if name in files_h else np.ones(len(files_h), dtype=bool)
+        compared = [] if against is None or name.startswith("training") else [
+            (f"{args.against.name}, quick then whole", old_near[mine], int(old_whole[mine].sum()))]
         for decision, near, whole_read in (("rules alone", rule, 0), ("probe alone, below 0", score < 0, len(label)),
                                            (f"mix alone (cut {cut:.2f})", decide(mixed, cut, rule, given), len(label)),
                                            (f"quick, then whole ({quick_cut:.2f}, {cut:.2f})",
-                                            decide(mixed, cut, rule, given, quick_mixed, quick_cut), int(read_whole.sum()))):
+                                            decide(mixed, cut, rule, given, quick_mixed, quick_cut), int(read_whole.sum())),
+                                           *compared):
             said, false = rates(near, label)
             n_near, n_ans = int((~label).sum()), int(label.sum())
             print(f"{name:40} {decision:36} {round(said * n_near):>11}/{n_near:<8} {round(false * n_ans):>20}/{n_ans:<13} {whole_read:>6}/{len(label)}")
