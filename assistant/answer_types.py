@@ -197,7 +197,7 @@ def _plural(word: str) -> bool:
 
 def _words(text: str) -> list[str]:
     """Blank-separated tokens without their punctuation; math stays one token ("n^(-1/(t+5))")."""
-    return [w for w in (t.strip(".,;:!?\"'“”()[]") for t in text.split()) if w]
+    return [w for w in (t.strip(".,;:!?\"'“”()[]*") for t in text.split()) if w]
 
 
 _MATH = re.compile(r"\^|^(?:O|Θ|Ω|𝒪|Õ)\(|sqrt\(|√")
@@ -235,7 +235,7 @@ def _slot_filled(slot: Slot, question: str, title: str, abstract: str, quoted: l
     seen_about = False
     for sentence in sentences:
         words = _words(sentence)
-        stems = [stem(w) for w in words]
+        stems = [stem(w) for w in words] if slot.kind == "number" else _noun_stems(words, slot)
         short = [i for i, w in enumerate(words) if abbreviates(w, slot.words)]  # "LCLMs" for "long-context language models"
         if not all(a in stems for a in slot.about) and not short:
             continue
@@ -259,13 +259,61 @@ def _slot_filled(slot: Slot, question: str, title: str, abstract: str, quoted: l
 
 
 _MEASURE = re.compile(r"\d+(?:\.\d+)?[A-Za-z]{0,2}\b")  # "3D", "7B", "10x": a number with its unit, not a name
+_ADDRESS = re.compile(r"://|www\.|\.(?:io|com|org|net|ai)\b|github", re.IGNORECASE)  # a link is no name of a thing
+
+
+def _noun_stems(words: list[str], slot: Slot) -> list[str]:
+    """The words' stems, less those that share the name slot's stem without being its noun, plural aside
+    ("simulation" and "simulated" share "simul" with "simulator", "optimal" shares "optim" with "optimizer": neither
+    names the thing asked for)."""
+    noun = _singular(slot.words.split()[-1]) if slot.words else ""
+    about = slot.about[-1] if slot.about else ""
+    return ["" if noun and own == about and _singular(word) != noun else own for word, own in ((w, stem(w)) for w in words)]
+
+
+def _singular(word: str) -> str:
+    low = word.lower()
+    if low.endswith("ies"):
+        return low[:-3] + "y"  # "libraries"
+    return low[:-1] if low.endswith("s") and not low.endswith("ss") else low
+
+
+def _spelled_out(words: list[str], j: int) -> bool:
+    """``words[j]`` is a capitalised word of a term written out before its acronym ("Large Language Models LLMs",
+    "Contrastive Language-Image Pre-Training CLIP"): part of the term, not a name."""
+    word = words[j]
+    if not (word[:1].isupper() and not any(c.isupper() or c.isdigit() for c in word[1:])):
+        return False
+    end = j
+    while end + 1 < len(words) and words[end + 1][:1].isupper() and not _acronym_like(words[end + 1]):
+        end += 1
+    if end + 1 >= len(words) or not _acronym_like(words[end + 1]):
+        return False
+    start = j
+    while start > 0 and words[start - 1][:1].isupper() and not _acronym_like(words[start - 1]):
+        start -= 1
+    letters = "".join(c for c in words[end + 1] if c.isupper())
+    initials = [part[0].upper() for w in words[start:end + 1] for part in w.split("-") if part]
+    whole = "".join(w[0].upper() for w in words[start:end + 1])
+    tail = any(letters.endswith(whole[k:]) for k in range(j - start + 1))  # "Reinforcement Learning FO-MBRL"
+    return tail or (bool(letters) and letters[0] == initials[0] and _subsequence(letters, initials))
+
+
+def _acronym_like(word: str) -> bool:
+    return sum(c.isupper() for c in word) >= 2
+
+
+def _subsequence(letters: str, initials: list[str]) -> bool:
+    it = iter(initials)
+    return all(c in it for c in letters)
 
 
 def _names(words: list[str], j: int, slot: Slot, asked_words: set[str], initials: str = "") -> bool:
     """``words[j]`` is a name that the question and title do not hold, and not an acronym of theirs (``initials``,
     three letters or more: "STPPs" for the title's "spatio-temporal point processes") or of the slot's."""
     word = words[j]
-    if not _is_name(word, j) or word.lower() in asked_words or own_acronym(word, slot.words) or _MEASURE.match(word):
+    if (not _is_name(word, j) or word.lower() in asked_words or own_acronym(word, slot.words) or _MEASURE.match(word)
+            or _ADDRESS.search(word) or _spelled_out(words, j)):
         return False
     letters = _acronym_letters(word)
     return not (len(letters) >= 3 and sum(c.isupper() for c in letters) >= 2 and letters.lower() in initials)

@@ -216,6 +216,32 @@ def test_datasets_benchmarks_and_corpora_are_named_slots_and_the_slots_own_acron
     assert asked_slot("Which hardware does the drone use?").bare and not asked_slot("Which robot hand hardware was used?").bare
 
 
+def test_a_name_slot_is_not_filled_by_a_link_a_term_written_out_or_a_word_that_only_shares_its_stem():
+    """Near misses that looked answered (benchmarks/HISTORY.md, session 42): "Large Language Models (LLMs)" writes out
+    a term, not a model's name; a link is no name; "simulation" and "optimal" share Porter's stem with "simulator" and
+    "optimizer" without being one. A name next to the noun itself still fills the slot."""
+    from assistant.answer_types import asked_slot, slot_filled
+
+    llm = "Which large language model generates the tasks?"
+    spelled = "Large Language Models (LLMs) generate the tasks for our agents."
+    assert slot_filled(asked_slot(llm), llm, "Tasks", spelled) is False
+    assert slot_filled(asked_slot(llm), llm, "Tasks", "Large Language Models (LLMs) such as Llama-3 generate the tasks.") is True
+    clip = "Which pretrained models does it distil?"
+    assert slot_filled(asked_slot(clip), clip, "Distillation",
+                       "Pre-trained models such as Contrastive Language-Image Pre-Training (CLIP) are costly.") is True  # CLIP names one
+    gala = "Which large language model does GALA3D prompt for the layout?"
+    linked = "An LLM proposes a coarse layout. Code and models will be available at gala3d.github.io."
+    assert slot_filled(asked_slot(gala), gala, "GALA3D", linked) is False
+    simulator = "Which physics simulator was used in the loop?"
+    simulation = "Methods employing differentiable simulation, such as FO-MBRL, reduce variance."
+    assert slot_filled(asked_slot(simulator), simulator, "Horizons", simulation) is None  # no simulator written: cannot tell
+    assert slot_filled(asked_slot(simulator), simulator, "Horizons", "Policies train in the MuJoCo simulator.") is True
+    optimizer = "Which optimizer is used to train the networks?"
+    optimal = "We prove that SGD-like updates reach the optimal rate, unlike the Bayes optimal algorithm."
+    assert slot_filled(asked_slot(optimizer), optimizer, "Rates", optimal) is None
+    assert slot_filled(asked_slot(optimizer), optimizer, "Rates", "Optimizers such as AdaGrad fail here.") is True
+
+
 def test_the_sentence_that_gives_the_asked_value_is_quoted_though_others_match_the_question_better():
     """A value question mostly describes its paper; the sentence that gives the value replaces the lead's third best
     sentence (``selection._keep_lead``), and a question without such a slot keeps the best three."""
