@@ -280,7 +280,8 @@ def _singular(word: str) -> str:
 
 def _spelled_out(words: list[str], j: int) -> bool:
     """``words[j]`` is a capitalised word of a term written out before its acronym ("Large Language Models LLMs",
-    "Contrastive Language-Image Pre-Training CLIP"): part of the term, not a name."""
+    "Contrastive Language-Image Pre-Training CLIP": the acronym's capitals follow the initials of the capitalised run
+    it ends, from the first): part of the term, not a name."""
     word = words[j]
     if not (word[:1].isupper() and not any(c.isupper() or c.isdigit() for c in word[1:])):
         return False
@@ -294,9 +295,7 @@ def _spelled_out(words: list[str], j: int) -> bool:
         start -= 1
     letters = "".join(c for c in words[end + 1] if c.isupper())
     initials = [part[0].upper() for w in words[start:end + 1] for part in w.split("-") if part]
-    whole = "".join(w[0].upper() for w in words[start:end + 1])
-    tail = any(letters.endswith(whole[k:]) for k in range(j - start + 1))  # "Reinforcement Learning FO-MBRL"
-    return tail or (bool(letters) and letters[0] == initials[0] and _subsequence(letters, initials))
+    return bool(letters) and letters[0] == initials[0] and _subsequence(letters, initials)
 
 
 def _acronym_like(word: str) -> bool:
