@@ -614,7 +614,7 @@ def analyse(text: str, stated: bool = False) -> Terms:
             # "A is outperformed by B" (B may be "the proposed approach"): B outperforms A; not "beats it by 5%"
             if reverse or (lowered[j + 1 : j + 2] == ["by"] and lowered[j + 2 : j + 3] not in ([], ["a"], ["an"], ["far"])
                            and not lowered[j + 2][0].isdigit()):
-                if lowered[j + 2] in _PRONOUNS:
+                if lowered[j + 2 : j + 3] and lowered[j + 2] in _PRONOUNS:
                     return  # "baselines are outperformed by it by a wide margin": the side ahead is not in these words
                 ahead, behind = behind, ahead
             terms.ranked.append((side, list(ahead), list(behind)))

@@ -6,6 +6,7 @@ The question format is that of ``shared/eval/dev_qa.jsonl`` (kinds: single, mult
 from __future__ import annotations
 
 import json
+import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ import numpy as np
 from assistant.core import SECOND_DRAFT_TIMING, Assistant
 from assistant.lists import list_topic
 from assistant.types import Answer
+from ingest.cleaning import unescape_latex
 from ingest.records import read_jsonl
 from vectorstore.errors import InputError
 
@@ -43,6 +45,19 @@ def _history(assistant: Assistant, item: dict[str, Any], answers: bool) -> list[
     return history
 
 
+def _plain(text: str) -> str:
+    """``text`` as a reader compares it: LaTeX read as the chat shows it (``$O(\\sqrt{T})$`` is ``O(sqrt(T))``), Unicode
+    compatibility forms folded ("𝖭𝖯" is "NP"), case and spaces ignored ("8.69 ×" is "8.69×")."""
+    return "".join(unicodedata.normalize("NFKC", unescape_latex(text)).lower().split())
+
+
+def holds(answer: str, expected: list[str]) -> bool:
+    """Whether ``answer`` contains every expected string, both read by ``_plain``: an expected string copied from an
+    abstract's LaTeX source counts as contained when the answer shows it as the chat renders it."""
+    plain = _plain(answer)
+    return all(_plain(s) in plain for s in expected)
+
+
 def _rank(ids: list[str], gold: set[str]) -> int | None:
     return next((i for i, pid in enumerate(ids) if pid in gold), None)
 
@@ -63,7 +78,7 @@ def evaluate(assistant: Assistant, questions: list[dict[str, Any]], answers: boo
             "id": item.get("id"), "kind": item["kind"], "question": item["question"], "query": answer.query,
             "rank": rank, "recall5": len(gold & set(ids[:5])) / len(gold) if gold else None,
             "abstained": answer.abstained, "top_dense": answer.hits[0].dense if answer.hits else 0.0,
-            "contains": all(s.lower() in answer.text.lower() for s in item.get("answer_contains") or []),
+            "contains": holds(answer.text, item.get("answer_contains") or []),
             "has_contains": bool(item.get("answer_contains")),
             "cited": cited, "cited_ok": sum(c in accept for c in cited), "cites_gold": bool(gold & set(cited)),
             "only_relevant": bool(cited) and all(c in accept for c in cited),

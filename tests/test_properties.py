@@ -117,3 +117,29 @@ def test_answer_slots_read_any_question_and_abstract(question: str, abstract: st
     if slot is not None:
         assert slot.kind in ("number", "name") and all(w in question for w in slot.words.split())
         assert slot_filled(slot, question, "A title", abstract) in (True, False, None)
+
+
+def _cue_words() -> list[str]:
+    """Every word the claim reader looks around (comparisons, negations, quantifiers, rankings): a claim that ends on
+    one, or starts with one, must be read like any other."""
+    from assistant import claims
+
+    lists = (claims.NEGATIONS, claims._COMPARING, claims._UNIVERSAL, claims._HEDGED, claims._RANKING_VERBS, claims._GAINS,
+             claims._GENERALIZES, claims._GENERALIZES_TO, claims._PRONOUNS, claims._BASELINE_WORDS, claims._SUPERLATIVES,
+             claims._LACKING, claims._PASSIVE_NEGATIONS, claims._PASSIVE_CUES, claims._CHANGE_VERBS, claims._MAGNITUDES)
+    return sorted(set().union(*lists)) + ["special", "particular", "case", "cases", "of", "by", "far", "from", "free", "only",
+                                          "rather", "other", "a", "an", "than", "over", "18.3%", "two", "Nester", "model"]
+
+
+claim_words = st.lists(st.sampled_from(_cue_words()), min_size=1, max_size=9).map(" ".join)
+
+
+@given(claim_words, st.sampled_from(["", ".", "?"]))
+@settings(max_examples=400, deadline=None)
+def test_any_claim_made_of_the_readers_cue_words_is_checked(claim: str, end: str):
+    """The claim reader looks a word or two past a cue ("outperformed by it", "a special case of B"); a claim that stops
+    there is checked, not an IndexError (a grounding case ending "… is a special case of GMM." crashed the answer)."""
+    source = Source(1, "p0", "Nester", "We propose Nester, a model. Nester outperforms HiTyper by 18.3% and is a special "
+                                       "case of GMM. It does not require labels.")
+    cleaned, citations, _ = verify(f"{claim}{end} [1]", [source])
+    assert all(c.paper_id == "p0" for c in citations) and len(citations) == cleaned.count("[1]")

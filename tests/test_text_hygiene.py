@@ -49,3 +49,16 @@ def test_answers_never_end_inside_a_number_or_word():
     assert complete_sentences("Nester is a type inference method. It was evalu") == "Nester is a type inference method."
     assert complete_sentences("Nester reaches 70.7% [1].") == "Nester reaches 70.7% [1]."
     assert complete_sentences("Nester reaches 70.7") == "Nester reaches 70.7"  # nothing complete to fall back to
+
+
+def test_eval_counts_an_expected_latex_string_as_contained_when_the_answer_shows_it_rendered():
+    """Question files copy expected strings from abstracts' LaTeX source; the chat shows them rendered at ingest."""
+    from assistant.evaluation import holds
+    from ingest.cleaning import clean_text
+
+    abstract = r"Its regret is $O(\sqrt{T})$, with an average $8.69\times$ speedup; ERM is $\mathsf{NP}$-hard (+2.72\% nDCG)."
+    shown = clean_text(abstract)
+    assert "\\" not in shown and "$" not in shown
+    for expected in [r"$O(\sqrt{T})$", r"$8.69\times$", r"$\mathsf{NP}$-hard", r"+2.72\% nDCG"]:
+        assert holds(shown, [expected]) and expected.lower() not in shown.lower()
+    assert not holds(shown, [r"$O(\sqrt{n})$"]) and not holds(shown, ["9.69"])
