@@ -19,7 +19,7 @@ from assistant.abstention import AbstentionPolicy, abstain_text, term_coverage
 from assistant.conversation import Candidates, candidates
 from assistant.engines import Engine, ExtractiveEngine, make_engine
 from assistant.engines.chat import ChatEngine
-from assistant.evidence import Evidence, select_evidence
+from assistant.evidence import Evidence, focus_of, select_evidence
 from assistant.filters import LISTING_ENGINE, CatalogCache, Filters, listing, topicless
 from assistant.grounding import verify
 from assistant import lists
@@ -286,7 +286,8 @@ class Assistant:
             return
 
         t1 = time.perf_counter()
-        evidence = select_evidence(self.store, self.embedder.encode, vector, idf, hits, papers, depth, answer=True)
+        focus = focus_of(query, self.embedder.encode) if shape == "single" else None
+        evidence = select_evidence(self.store, self.embedder.encode, vector, idf, hits, papers, depth, answer=True, focus=focus)
         selected = select(turn.question, evidence, shape, idf)
         timings["evidence"] = time.perf_counter() - t1
         named = with_named_paper(query, idf, selected, evidence) if shape == "single" else selected
