@@ -19,14 +19,14 @@ from assistant.abstention import AbstentionPolicy, abstain_text, term_coverage
 from assistant.conversation import Candidates, candidates
 from assistant.engines import Engine, ExtractiveEngine, make_engine
 from assistant.engines.chat import ChatEngine
-from assistant.evidence import Evidence, focus_of, select_evidence
+from assistant.evidence import Evidence, focus_of, refocus, select_evidence
 from assistant.filters import LISTING_ENGINE, CatalogCache, Filters, listing, topicless
 from assistant.grounding import verify
 from assistant import lists
 from assistant.paper_map import PaperMap, PaperMapCache
 from assistant.probe import probe
-from assistant.selection import (LIST_SHOWN, Paraphrases, Shape, asks, gap_features, learned_gap, names_all, near_miss_text, question_shape, render, select,
-                                 unanswered, with_named_paper)
+from assistant.selection import (LIST_SHOWN, Paraphrases, Shape, asks, gap_features, learned_gap, names_all, near_miss_text, question_shape, render,
+                                 requote, select, unanswered, with_named_paper)
 from assistant.related import related as find_related
 from assistant.retrieval import FusionConfig, HybridRetriever
 from assistant.types import Answer, Citation, Hit, ListPage, Removed
@@ -286,8 +286,7 @@ class Assistant:
             return
 
         t1 = time.perf_counter()
-        focus = focus_of(query, self.embedder.encode) if shape == "single" else None
-        evidence = select_evidence(self.store, self.embedder.encode, vector, idf, hits, papers, depth, answer=True, focus=focus)
+        evidence = select_evidence(self.store, self.embedder.encode, vector, idf, hits, papers, depth, answer=True)
         selected = select(turn.question, evidence, shape, idf)
         timings["evidence"] = time.perf_counter() - t1
         named = with_named_paper(query, idf, selected, evidence) if shape == "single" else selected
@@ -305,6 +304,13 @@ class Assistant:
             turn.text, turn.citations, _ = verify(near_miss_text(gap, selected), [ev.source for ev in selected], turn.question)
             yield "delta", turn.text
             return
+        t4 = time.perf_counter()
+        focus = focus_of(query, self.embedder.encode) if shape == "single" else None
+        if focus is not None:  # the verdict above read the quotes the probe was fitted on; the answer quotes what is asked
+            chosen = {ev.source.paper_id for ev in selected}
+            full = [ev for ev in evidence if ev.source.paper_id in chosen]
+            selected = requote(turn.question, selected, refocus(self.store, full, vector, idf, focus))
+        timings["evidence"] += time.perf_counter() - t4
         try:
             engine = self.engine
         except PaperchatError as exc:

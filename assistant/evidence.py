@@ -22,7 +22,7 @@ REEMBEDDED_PAPERS = 3
 COSINE_WEIGHT = 0.5  # sentence relevance = this share of cosine similarity + the rest idf-weighted term overlap
 ANSWER_COSINE_WEIGHT = 0.4  # the same share when ordering one paper's sentences for an answer (``_answer_order``)
 OPENING_PENALTY = 0.02  # ... where an abstract's first sentence (its motivation) is answered by later ones
-IDENTIFYING_WEIGHT = 0.3  # ... a question word only in the clause that identifies the paper counts this share (``Focus``)
+IDENTIFYING_WEIGHT = 0.3  # ... a question word that only identifies the paper counts this share (``Focus``)
 
 _WH_START = r"(?:what|which|how|why|who|whom|when|where|does|do|did|is|are|was|were|can|could|has|have)\b"
 # "In the work that uses LLMs to generate tasks, which LLM …?": the opening clause names the paper
@@ -36,14 +36,28 @@ _IDENTIFYING_TAIL = re.compile(
     r"dataset|research)s?\b.*$", re.IGNORECASE | re.DOTALL)
 
 
+# a name the question writes: two capitals in one word ("ASY-DAGP", "QFM-IQM", "CHELA", "AminoAseed")
+_NAME = re.compile(r"\b[\w-]*[A-Z][\w-]*[A-Z][\w-]*\b")
+
+
 @dataclass(frozen=True)
 class Focus:
-    """What a question asks once the clause that only identifies its paper is set aside: "In the work that uses LLMs to
-    generate category-learning tasks, which LLM was used?" asks "which LLM was used?"; the sentences that repeat the
-    identifying clause describe the paper, the one with the asked words answers it (``_answer_order``)."""
+    """What a question asks, as against the words that only say which paper it is about (``_answer_order``).
 
-    vector: np.ndarray  # the asked part's embedding (unit length, as every question vector)
-    identifying: frozenset[str]  # terms of the identifying clause the asked part lacks: they count ``IDENTIFYING_WEIGHT``
+    - "In the work that uses LLMs to generate category-learning tasks, which LLM was used?" asks "which LLM was used?":
+      the sentences that repeat the identifying clause describe the paper, the one with the asked words answers it.
+    - "Does the analysis of ASY-DAGP rely on Lyapunov functions?": a name that recurs in the paper's sentences is the
+      paper's own, which names it as its title does; the answer is the sentence with "Lyapunov".
+    """
+
+    vector: np.ndarray | None  # the asked part's embedding (unit length), when a clause only identifies the paper
+    identifying: frozenset[str]  # terms of the identifying clause the asked part lacks
+    names: frozenset[str]  # terms of the names the question writes: the paper's own where two of its sentences have them
+
+    def weight(self, term: str, sentences: list[set[str]]) -> float:
+        """``IDENTIFYING_WEIGHT`` for a term that only identifies the paper, else 1."""
+        own = term in self.names and sum(term in present for present in sentences) >= 2
+        return IDENTIFYING_WEIGHT if term in self.identifying or own else 1.0
 
 
 def asked_part(question: str) -> tuple[str, str] | None:
@@ -60,13 +74,15 @@ def asked_part(question: str) -> tuple[str, str] | None:
 
 
 def focus_of(question: str, embed: Callable[[list[str]], np.ndarray]) -> Focus | None:
-    """The question's ``Focus`` (one more encode call), or None when no clause only identifies the paper."""
+    """The question's ``Focus`` (one more encode call when a clause only identifies the paper), or None when it has
+    neither such a clause nor a name."""
+    names = frozenset(t for name in _NAME.findall(question) for t in tokenize([name])[0])
     parts = asked_part(question)
     if parts is None:
-        return None
+        return Focus(None, frozenset(), names) if names else None
     asked, identifying = parts
     terms = tokenize([asked, identifying])
-    return Focus(embed([asked])[0], frozenset(terms[1]) - frozenset(terms[0]))
+    return Focus(embed([asked])[0], frozenset(terms[1]) - frozenset(terms[0]), names)
 
 
 @dataclass
@@ -120,15 +136,15 @@ def _answer_order(question_vec: np.ndarray, idf: dict[str, float], tokens: list[
     sentence that answers is the one with the *other* words. So the title's terms count nothing here, and a
     term counts more the fewer of the paper's sentences have it. The cosine is the stored ``title: sentence``
     vector's, which keeps what "we" and "it" refer to. The abstract's first sentence, which sets out the problem, loses
-    ``OPENING_PENALTY``. With a ``focus``, the cosine is the asked part's and a term only in the identifying clause counts
-    ``IDENTIFYING_WEIGHT``. The settings were chosen on ``benchmarks/data/answerability_train1-3`` and are reported on
+    ``OPENING_PENALTY``. With a ``focus``, the cosine is the asked part's, and a term that only identifies the paper (in
+    the identifying clause alone, or of the paper's own name) counts ``IDENTIFYING_WEIGHT``. The settings were chosen on ``benchmarks/data/answerability_train1-3`` and are reported on
     files 4-6 and the near-miss sets' answerable questions (``python -m benchmarks.sentences``).
     """
     titled = set(tokenize([title])[0])
     n = len(tokens)
-    vector, identifying = (focus.vector, focus.identifying) if focus is not None else (question_vec, frozenset())
-    weight = {t: w * (IDENTIFYING_WEIGHT if t in identifying else 1.0) * np.log(1 + n / (1 + sum(t in present for present in tokens)))
-              / np.log(1 + n) for t, w in idf.items() if t not in titled}
+    vector = focus.vector if focus is not None and focus.vector is not None else question_vec
+    weight = {t: w * (focus.weight(t, tokens) if focus is not None else 1.0)
+              * np.log(1 + n / (1 + sum(t in present for present in tokens))) / np.log(1 + n) for t, w in idf.items() if t not in titled}
     first = min(starts)
     return [score - OPENING_PENALTY * (start == first)
             for score, start in zip(_blend(ANSWER_COSINE_WEIGHT, stored @ vector, weight, tokens, total), starts)]
@@ -155,3 +171,23 @@ def select_evidence(store: PaperStore, embed: Callable[[list[str]], np.ndarray],
             vector, idf, by_paper.get(hit.paper_id, []), embed=embed if number <= reembedded else None,
             title=paper.title if answer else None, focus=focus)))
     return evidence
+
+
+def refocus(store: PaperStore, evidence: list[Evidence], question_vec: np.ndarray, idf: dict[str, float],
+            focus: Focus) -> list[Evidence]:
+    """``evidence`` (answer order) with each paper's sentences in the answer order read through ``focus``; each
+    sentence keeps its score. The stored vectors are fetched again: no sentence is embedded."""
+    rows: dict[tuple[str, int, int], tuple[str, dict[str, Any], np.ndarray]] = {}
+    for doc, meta, emb in store.sentences_of([ev.source.paper_id for ev in evidence]):
+        rows.setdefault((str(meta["paper_id"]), int(meta["start"]), int(meta["end"])), (doc, meta, emb))
+    focused = []
+    for ev in evidence:
+        scores = {(start, end): score for start, end, score in ev.sentences}
+        mine = [rows[key] for key in ((ev.source.paper_id, start, end) for start, end in scores) if key in rows]
+        if len(mine) < len(scores):  # the stored version changed under us: keep the order read before
+            focused.append(ev)
+            continue
+        order = rank_sentences(question_vec, idf, mine, title=ev.source.title, focus=focus)
+        focused.append(Evidence(ev.source, [(start, end, scores[(start, end)]) for start, end, _ in order]))
+    return focused
+

@@ -148,6 +148,20 @@ def select(question: str, evidence: list[Evidence], shape: Shape | None = None, 
     return chosen + [_keep(ev, 1) for ev in others]
 
 
+def requote(question: str, selected: list[Evidence], reordered: list[Evidence]) -> list[Evidence]:
+    """The papers of ``selected``, each quoting as many sentences as there, taken from ``reordered`` (each selected
+    paper's sentences, all of them, in another order): the lead by ``_keep_lead``, the others their first."""
+    by_id = {ev.source.paper_id: ev for ev in reordered}
+    quoted = []
+    for i, ev in enumerate(selected):
+        other = by_id.get(ev.source.paper_id)
+        if other is None:
+            quoted.append(ev)
+        else:
+            quoted.append(_keep_lead(question, other) if i == 0 else _keep(other, len(ev.sentences)))
+    return quoted
+
+
 _NAME = re.compile(r"\b(?=[\w-]*(?:\d|[a-z][A-Z]))[\w]+(?:-[\w]+)+\b|\b\w*[a-z][A-Z]\w*\b")
 
 

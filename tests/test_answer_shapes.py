@@ -113,6 +113,17 @@ def test_a_value_the_abstract_never_gives_is_a_near_miss(assistant: Assistant):
         assert answer.citations[0].paper_id == paper and "nearest paper" in answer.text.lower()
 
 
+def test_the_near_miss_verdict_reads_the_quotes_it_was_fitted_on_and_the_answer_quotes_what_is_asked(assistant: Assistant):
+    """A near miss whose asked part looks like one of the paper's sentences ("how much were the human annotators paid":
+    "the high cost of collecting human-annotated data") is judged on the quotes the rules and the probe were fitted on;
+    only an answered question is requoted through its ``Focus`` (judged on the focused quotes, this one was taken)."""
+    answer = assistant.ask("How much were the human annotators paid in the sparse preference learning paper?")
+    assert answer.near_miss and not answer.abstained, answer.text
+    answered = assistant.ask("What does the sparse preference learning paper show about the minimax optimal rate under "
+                             "the sparse random utility model?")
+    assert not answered.near_miss and "reduced" in answered.text, answered.text
+
+
 def test_a_paraphrased_answerable_question_is_not_a_near_miss(assistant: Assistant):
     """Asking words ("kind", "authors", "observe"), one synonym ("hold") and LaTeX ("$L^2$") are not an absent attribute."""
     for question, paper in (("What kind of structure did the authors observe in the Hessian of well-trained networks?", "icml2025-44080"),
@@ -514,10 +525,35 @@ def test_with_a_focus_the_answer_order_reads_what_is_asked_not_the_clause_that_n
     idf = {"data": 2.0, "driven": 2.0, "moment": 3.0, "inform": 1.0, "estim": 2.0, "ucb": 1.0}
     title = "Upper Confidence Bounds for Heavy Tails"
     assert [a for a, _, _ in rank_sentences(question, idf, rows, title=title)] == [starts[0], starts[1]]
-    focus = Focus(np.array([0.0, 1.0], dtype=np.float32), frozenset({"data", "driven", "moment", "inform"}))
+    focus = Focus(np.array([0.0, 1.0], dtype=np.float32), frozenset({"data", "driven", "moment", "inform"}), frozenset())
     by_focus = rank_sentences(question, idf, rows, title=title, focus=focus)
     assert [a for a, _, _ in by_focus] == [starts[1], starts[0]]
     assert sorted(by_focus) == sorted(rank_sentences(question, idf, rows))  # each sentence keeps its cross-paper score
+
+
+def test_a_name_that_recurs_in_the_papers_sentences_names_the_paper_and_the_answer_has_the_other_words():
+    """"Does the analysis of ASY-DAGP rely on Lyapunov functions?": ASY-DAGP is the paper's own name (two of its
+    sentences have it), so it counts ``IDENTIFYING_WEIGHT`` like a clause that only identifies the paper; a name the
+    paper writes once (a dataset it reports on) is asked about and counts in full."""
+    import numpy as np
+
+    from assistant.evidence import focus_of, rank_sentences
+
+    sentences = ["We propose ASY-DAGP, a decentralized algorithm.", "ASY-DAGP is robust to message failure.",
+                 "The analysis of ASY-DAGP gives a sublinear rate.", "It does not require Lyapunov functions."]
+    starts = [sum(len(s) + 1 for s in sentences[:i]) for i in range(len(sentences))]
+    rows = [(s, {"start": a, "end": a + len(s)}, np.ones(2, dtype=np.float32) / np.sqrt(2)) for s, a in zip(sentences, starts)]
+    question = np.ones(2, dtype=np.float32) / np.sqrt(2)
+    asked = "Does the analysis of ASY-DAGP rely on Lyapunov functions?"
+    focus = focus_of(asked, lambda texts: np.ones((len(texts), 2), dtype=np.float32))
+    assert focus.vector is None and {"asi", "dagp"} <= focus.names
+    idf = {"analysi": 1.0, "asi": 3.0, "dagp": 3.0, "lyapunov": 3.0, "function": 1.0}
+    title = "Asynchronous Decentralized Optimization"
+    assert rank_sentences(question, idf, rows, title=title)[0][0] == starts[2]
+    assert rank_sentences(question, idf, rows, title=title, focus=focus)[0][0] == starts[3]
+    once = [rows[0], rows[3]]  # a name in one sentence only is what is asked about: it keeps its weight
+    assert focus.weight("dagp", [{"asi", "dagp"}, {"lyapunov"}]) == 1.0
+    assert rank_sentences(question, idf, once, title=title, focus=focus)[0][0] == starts[0]
 
 
 @pytest.fixture(scope="module")
