@@ -309,7 +309,7 @@ class Assistant:
         if focus is not None:  # the verdict above read the quotes the probe was fitted on; the answer quotes what is asked
             chosen = {ev.source.paper_id for ev in selected}
             full = [ev for ev in evidence if ev.source.paper_id in chosen]
-            selected = requote(turn.question, selected, refocus(self.store, full, vector, idf, focus))
+            selected = requote(turn.question, selected, refocus(self.store, full, papers, vector, idf, focus))
         timings["evidence"] += time.perf_counter() - t4
         try:
             engine = self.engine

@@ -137,8 +137,9 @@ def _answer_order(question_vec: np.ndarray, idf: dict[str, float], tokens: list[
     term counts more the fewer of the paper's sentences have it. The cosine is the stored ``title: sentence``
     vector's, which keeps what "we" and "it" refer to. The abstract's first sentence, which sets out the problem, loses
     ``OPENING_PENALTY``. With a ``focus``, the cosine is the asked part's, and a term that only identifies the paper (in
-    the identifying clause alone, or of the paper's own name) counts ``IDENTIFYING_WEIGHT``. The settings were chosen on ``benchmarks/data/answerability_train1-3`` and are reported on
-    files 4-6 and the near-miss sets' answerable questions (``python -m benchmarks.sentences``).
+    the identifying clause alone, or of the paper's own name) counts ``IDENTIFYING_WEIGHT``. The settings were chosen
+    on ``benchmarks/data/answerability_train1-3`` and are reported on files 4-6 and the near-miss sets' answerable
+    questions (``python -m benchmarks.sentences``).
     """
     titled = set(tokenize([title])[0])
     n = len(tokens)
@@ -152,42 +153,46 @@ def _answer_order(question_vec: np.ndarray, idf: dict[str, float], tokens: list[
 
 def select_evidence(store: PaperStore, embed: Callable[[list[str]], np.ndarray], vector: np.ndarray, idf: dict[str, float],
                     hits: list[Hit], papers: dict[str, StoredPaper], k: int, reembedded: int | None = None,
-                    answer: bool = False, focus: Focus | None = None) -> list[Evidence]:
+                    answer: bool = False) -> list[Evidence]:
     """The first ``k`` hits as numbered sources, with the sentences of the retrieved version ranked
     (bare sentences re-embedded for the first ``reembedded`` papers, default ``REEMBEDDED_PAPERS``);
-    ``answer``: each paper's sentences in the order that answers a question about it (``_answer_order``, read
-    through ``focus`` when given)."""
+    ``answer``: each paper's sentences in the order that answers a question about it (``_answer_order``)."""
     reembedded = REEMBEDDED_PAPERS if reembedded is None else reembedded
     chosen = [h for h in hits[:k] if h.paper_id in papers]
-    by_paper: dict[str, list[tuple[str, dict[str, Any], np.ndarray]]] = {}
-    for doc, meta, emb in store.sentences_of([h.paper_id for h in chosen]):
-        if meta.get("paper_hash") == papers[str(meta["paper_id"])].content_hash:
-            by_paper.setdefault(str(meta["paper_id"]), []).append((doc, meta, emb))
+    by_paper = _stored_sentences(store, [h.paper_id for h in chosen], papers)
     evidence = []
     for number, hit in enumerate(chosen, 1):
         paper = papers[hit.paper_id]
         source = Source(number, paper.id, paper.title, paper.abstract, paper.url, paper.authors, paper.venue)
         evidence.append(Evidence(source, rank_sentences(
             vector, idf, by_paper.get(hit.paper_id, []), embed=embed if number <= reembedded else None,
-            title=paper.title if answer else None, focus=focus)))
+            title=paper.title if answer else None)))
     return evidence
 
 
-def refocus(store: PaperStore, evidence: list[Evidence], question_vec: np.ndarray, idf: dict[str, float],
-            focus: Focus) -> list[Evidence]:
+def refocus(store: PaperStore, evidence: list[Evidence], papers: dict[str, StoredPaper], question_vec: np.ndarray,
+            idf: dict[str, float], focus: Focus) -> list[Evidence]:
     """``evidence`` (answer order) with each paper's sentences in the answer order read through ``focus``; each
-    sentence keeps its score. The stored vectors are fetched again: no sentence is embedded."""
-    rows: dict[tuple[str, int, int], tuple[str, dict[str, Any], np.ndarray]] = {}
-    for doc, meta, emb in store.sentences_of([ev.source.paper_id for ev in evidence]):
-        rows.setdefault((str(meta["paper_id"]), int(meta["start"]), int(meta["end"])), (doc, meta, emb))
+    sentence keeps its score. The stored vectors of the same versions are fetched again: no sentence is embedded."""
+    by_paper = _stored_sentences(store, [ev.source.paper_id for ev in evidence], papers)
     focused = []
     for ev in evidence:
         scores = {(start, end): score for start, end, score in ev.sentences}
-        mine = [rows[key] for key in ((ev.source.paper_id, start, end) for start, end in scores) if key in rows]
-        if len(mine) < len(scores):  # the stored version changed under us: keep the order read before
-            focused.append(ev)
+        rows = by_paper.get(ev.source.paper_id, [])
+        if {(int(meta["start"]), int(meta["end"])) for _, meta, _ in rows} != set(scores):
+            focused.append(ev)  # the stored version changed since the evidence was read: keep its order
             continue
-        order = rank_sentences(question_vec, idf, mine, title=ev.source.title, focus=focus)
+        order = rank_sentences(question_vec, idf, rows, title=ev.source.title, focus=focus)
         focused.append(Evidence(ev.source, [(start, end, scores[(start, end)]) for start, end, _ in order]))
     return focused
 
+
+def _stored_sentences(store: PaperStore, ids: list[str],
+                      papers: dict[str, StoredPaper]) -> dict[str, list[tuple[str, dict[str, Any], np.ndarray]]]:
+    """Each paper's stored sentences (text, metadata, vector) of the version in ``papers``."""
+    by_paper: dict[str, list[tuple[str, dict[str, Any], np.ndarray]]] = {}
+    for doc, meta, emb in store.sentences_of(ids):
+        paper = papers.get(str(meta["paper_id"]))
+        if paper is not None and meta.get("paper_hash") == paper.content_hash:
+            by_paper.setdefault(str(meta["paper_id"]), []).append((doc, meta, emb))
+    return by_paper
